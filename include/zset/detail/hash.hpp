@@ -1,0 +1,102 @@
+// zset::detail hashing.
+//
+// Members are hashed once per operation; the 64-bit result is split into a 32-bit tag that
+// places and filters entries in the hash index and an 8-bit fingerprint kept beside each element
+// in its block. A weak hash would cluster the index, so integers are mixed with a 128-bit multiply
+// and strings are folded eight bytes at a time through the same mixer.
+#pragma once
+
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+namespace zset {
+namespace detail {
+
+/// Folds a 64x64 -> 128-bit product into 64 bits: the high half carries the avalanche.
+inline std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) noexcept {
+#if defined(__SIZEOF_INT128__)
+    __extension__ using u128 = unsigned __int128;
+    const u128 product = static_cast<u128>(a) * b;
+    return static_cast<std::uint64_t>(product) ^ static_cast<std::uint64_t>(product >> 64);
+#else
+    const std::uint64_t a_lo = a & 0xffffffffu, a_hi = a >> 32;
+    const std::uint64_t b_lo = b & 0xffffffffu, b_hi = b >> 32;
+    const std::uint64_t lo_lo = a_lo * b_lo, hi_lo = a_hi * b_lo, lo_hi = a_lo * b_hi;
+    const std::uint64_t hi_hi = a_hi * b_hi;
+    const std::uint64_t cross = (lo_lo >> 32) + (hi_lo & 0xffffffffu) + lo_hi;
+    const std::uint64_t high = hi_hi + (hi_lo >> 32) + (cross >> 32);
+    const std::uint64_t low = (cross << 32) | (lo_lo & 0xffffffffu);
+    return low ^ high;
+#endif
+}
+
+inline constexpr std::uint64_t hash_k0 = 0x9e3779b97f4a7c15ull;
+inline constexpr std::uint64_t hash_k1 = 0xd6e8feb86659fd93ull;
+inline constexpr std::uint64_t hash_k2 = 0xa0761d6478bd642full;
+
+inline std::uint64_t load_u64(const unsigned char* p) noexcept {
+    std::uint64_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+inline std::uint64_t load_u32(const unsigned char* p) noexcept {
+    std::uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+}
+
+/// Loads 1..7 trailing bytes without reading past the end.
+inline std::uint64_t load_tail(const unsigned char* p, std::size_t n) noexcept {
+    if (n >= 4) return (load_u32(p) << 32) | load_u32(p + n - 4);
+    return (std::uint64_t{p[0]} << 16) | (std::uint64_t{p[n >> 1]} << 8) | p[n - 1];
+}
+
+/// Hashes a byte string. Not cryptographic; good distribution for table placement.
+inline std::uint64_t hash_bytes(const void* data, std::size_t len) noexcept {
+    const auto* p = static_cast<const unsigned char*>(data);
+    std::uint64_t h = hash_k0 ^ fold_multiply(len ^ hash_k1, hash_k2);
+    std::size_t n = len;
+    while (n >= 16) {
+        h = fold_multiply(load_u64(p) ^ hash_k1, load_u64(p + 8) ^ h);
+        p += 16;
+        n -= 16;
+    }
+    if (n >= 8) {
+        h = fold_multiply(load_u64(p) ^ hash_k1, h ^ hash_k2);
+        p += 8;
+        n -= 8;
+    }
+    if (n > 0) h = fold_multiply(load_tail(p, n) ^ hash_k2, h ^ hash_k1);
+    return fold_multiply(h ^ (h >> 29), hash_k0);
+}
+
+inline std::uint64_t mix_integer(std::uint64_t v) noexcept {
+    return fold_multiply(v ^ hash_k1, hash_k0);
+}
+
+}  // namespace detail
+
+/// The default member hash: byte strings through zset's string hash, everything else through
+/// std::hash followed by a mixing step (std::hash of an integer is often the identity).
+/// Transparent for string members: std::string, std::string_view and const char* hash alike.
+template <class Member>
+struct hash {
+    std::uint64_t operator()(const Member& m) const noexcept(noexcept(std::hash<Member>{}(m))) {
+        return detail::mix_integer(static_cast<std::uint64_t>(std::hash<Member>{}(m)));
+    }
+};
+
+template <>
+struct hash<std::string> {
+    using is_transparent = void;
+    std::uint64_t operator()(std::string_view s) const noexcept {
+        return detail::hash_bytes(s.data(), s.size());
+    }
+};
+
+}  // namespace zset

@@ -1,0 +1,1100 @@
+// zset::sorted_set — the Redis sorted set (ZSET) as a C++ container.
+//
+// Composition (each piece in its own header under detail/):
+//   * detail/listpack.hpp   — block: a sorted run of elements in one allocation.
+//   * detail/skiplist.hpp   — span-annotated skiplist of blocks: order and O(log n) rank.
+//   * detail/hash_index.hpp — open-addressing member -> block index (skiplist mode only).
+//
+// Encodings. In listpack mode the whole set is one block and a member lookup scans its 8-bit
+// fingerprints (no index at all, as Redis's listpack). Adding a member that would make the set
+// longer than `max_listpack_entries`, or a member longer than `max_listpack_value` bytes,
+// converts the set to skiplist mode: blocks of at most 128 elements linked in the skiplist, plus
+// the hash index. Score updates never convert; erasing never converts back, except that an
+// emptied set starts over in listpack mode (an empty key does not exist in Redis);
+// shrink_to_fit() converts back when the set fits again.
+//
+// Iterator invalidation: any insertion, erasure, score update or conversion may invalidate every
+// iterator, view and member string_view into the set. Lookups never do.
+//
+// Exception guarantees: every single-element operation gives the strong guarantee, including
+// when allocation throws (it allocates everything it needs before changing anything). Invalid
+// arguments throw zset::error (what() is Redis's error text) before anything changes.
+// Hash, KeyEqual and Compare must not throw.
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <initializer_list>
+#include <iterator>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "common.hpp"
+#include "detail/hash.hpp"
+#include "detail/hash_index.hpp"
+#include "detail/listpack.hpp"
+#include "detail/skiplist.hpp"
+
+namespace zset {
+
+/// What an iterator yields: a view of one element. For string members `member` is a
+/// std::string_view into the set (invalidated by any modification).
+template <class MemberView, class Score>
+struct element {
+    MemberView member;
+    Score score;
+};
+
+template <class MemberView, class Score>
+bool operator==(const element<MemberView, Score>& a, const element<MemberView, Score>& b) {
+    return a.score == b.score && a.member == b.member;
+}
+
+/// A lazy range of elements: begin()/end() iterators, its size known up front. Creating one
+/// allocates nothing; it is invalidated like an iterator.
+template <class Iterator>
+class range_view {
+public:
+    using iterator = Iterator;
+    range_view() = default;
+    range_view(Iterator first, Iterator last, std::size_t n) : first_(first), last_(last), n_(n) {}
+    Iterator begin() const { return first_; }
+    Iterator end() const { return last_; }
+    std::size_t size() const noexcept { return n_; }
+    bool empty() const noexcept { return n_ == 0; }
+
+private:
+    Iterator first_{}, last_{};
+    std::size_t n_ = 0;
+};
+
+/// A sorted set of unique members ordered by (score, member), with Redis ZSET semantics.
+///
+/// \tparam Member   std::string (stored as packed bytes, looked up by std::string_view) or any
+///                  hashable, equality- and less-comparable type with a nothrow move.
+/// \tparam Score    double (Redis) or another arithmetic type, e.g. std::int64_t.
+/// \tparam Hash     hash of a member view; returns a 64-bit value. Must not throw.
+/// \tparam KeyEqual equality of member views. \tparam Compare order of member views (ties).
+/// \tparam Allocator rebound internally; propagation follows std::allocator_traits.
+template <class Member = std::string, class Score = double, class Hash = zset::hash<Member>,
+          class KeyEqual = std::equal_to<>, class Compare = std::less<>,
+          class Allocator = std::allocator<Member>>
+class sorted_set {
+    static_assert(std::is_arithmetic_v<Score>, "zset: Score must be an arithmetic type");
+
+    using list_type = detail::skiplist<Score, Member, Allocator>;
+    using node = typename list_type::node;
+    using block_type = typename list_type::block_type;
+    using path = typename list_type::path;
+    using index_type = detail::hash_index<Allocator>;
+    using alloc_traits = std::allocator_traits<Allocator>;
+    static constexpr bool byte_members = detail::is_byte_string_v<Member>;
+    template <class It>
+    using if_iterator = std::enable_if_t<
+        std::is_base_of_v<std::input_iterator_tag,
+                          typename std::iterator_traits<It>::iterator_category>,
+        int>;
+
+public:
+    using member_type = Member;
+    using score_type = Score;
+    using size_type = std::size_t;
+    using difference_type = std::ptrdiff_t;
+    using allocator_type = Allocator;
+    using hasher = Hash;
+    using key_equal = KeyEqual;
+    using member_compare = Compare;
+    /// How members are passed in and handed out: std::string_view for std::string members.
+    using key_view = detail::member_view_t<Member>;
+    /// A member held by value in argument lists and lex bounds: std::string_view for strings,
+    /// Member otherwise.
+    using key_value = std::conditional_t<byte_members, std::string_view, Member>;
+    using lex_key = key_value;
+    /// An owning element, as returned by pop_min / pop_max / random_members.
+    using value_type = std::pair<Member, Score>;
+    using reference = element<key_view, Score>;
+    using const_reference = reference;
+
+    /// Elements beyond this many per block split (skiplist mode).
+    static constexpr size_type block_max_entries = 128;
+    /// Member bytes beyond this many per block split (skiplist mode; a soft limit).
+    static constexpr size_type block_max_bytes = 2048;
+
+    // ---- iterators --------------------------------------------------------------------------
+
+    /// Bidirectional iterator over elements in (score, member) order. Dereferences to a
+    /// reference (an element view) by value, so it is a proxy iterator.
+    class const_iterator {
+    public:
+        using iterator_category = std::bidirectional_iterator_tag;
+        using value_type = sorted_set::reference;
+        using difference_type = std::ptrdiff_t;
+        using reference = sorted_set::reference;
+        struct pointer {
+            reference ref;
+            const reference* operator->() const noexcept { return &ref; }
+        };
+
+        const_iterator() = default;
+
+        reference operator*() const noexcept {
+            return {node_->data.member_at(index_, offset_), node_->data.score(index_)};
+        }
+        pointer operator->() const noexcept { return pointer{**this}; }
+
+        const_iterator& operator++() noexcept {
+            if constexpr (byte_members) offset_ += node_->data.record_size_at(index_, offset_);
+            if (++index_ == node_->data.size()) {
+                node_ = node_->next(0);
+                index_ = 0;
+                offset_ = 0;
+            }
+            return *this;
+        }
+        const_iterator operator++(int) noexcept {
+            const_iterator t = *this;
+            ++*this;
+            return t;
+        }
+        const_iterator& operator--() noexcept {
+            if (index_ == 0) {
+                node_ = node_->prev;
+                index_ = node_->data.size() - 1;
+                if constexpr (byte_members) offset_ = node_->data.offset_of(index_);
+            } else {
+                if constexpr (byte_members) offset_ = node_->data.prev_offset(index_, offset_);
+                --index_;
+            }
+            return *this;
+        }
+        const_iterator operator--(int) noexcept {
+            const_iterator t = *this;
+            --*this;
+            return t;
+        }
+        friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept {
+            return a.node_ == b.node_ && a.index_ == b.index_;
+        }
+        friend bool operator!=(const const_iterator& a, const const_iterator& b) noexcept {
+            return !(a == b);
+        }
+
+    private:
+        friend class sorted_set;
+        const_iterator(const node* n, size_type i) noexcept
+            : node_(n), index_(i), offset_(n->data && byte_members ? n->data.offset_of(i) : 0) {}
+        const node* node_ = nullptr;
+        size_type index_ = 0;
+        size_type offset_ = 0;  // heap offset of the element (string members)
+    };
+    using iterator = const_iterator;
+    using const_reverse_iterator = std::reverse_iterator<const_iterator>;
+    using reverse_iterator = const_reverse_iterator;
+    using rank_range = range_view<const_iterator>;
+    using reverse_range = range_view<const_reverse_iterator>;
+
+    // ---- construction -----------------------------------------------------------------------
+
+    /// An empty set (listpack mode). Allocates nothing.
+    explicit sorted_set(const options& opts = options(), const Allocator& alloc = Allocator())
+        : opts_(opts), list_(alloc), index_(alloc) {}
+    explicit sorted_set(const Allocator& alloc) : sorted_set(options(), alloc) {}
+
+    /// Adds each (member, score) pair in order, as one ZADD. O(n log n).
+    sorted_set(std::initializer_list<std::pair<key_value, Score>> items,
+               const options& opts = options(), const Allocator& alloc = Allocator())
+        : sorted_set(opts, alloc) {
+        add(items.begin(), items.end());
+    }
+
+    /// Copies elements, options and encoding. O(n). The allocator comes from
+    /// select_on_container_copy_construction.
+    sorted_set(const sorted_set& other)
+        : sorted_set(other, alloc_traits::select_on_container_copy_construction(
+                                other.get_allocator())) {}
+    sorted_set(const sorted_set& other, const Allocator& alloc)
+        : opts_(other.opts_), list_(alloc), index_(alloc), hash_(other.hash_), eq_(other.eq_),
+          less_(other.less_) {
+        build_from(other.begin(), other.end(), other.size(), other.skiplist_mode_);
+    }
+
+    /// Takes other's elements in O(1); other is left empty. Never throws.
+    sorted_set(sorted_set&& other) noexcept
+        : opts_(other.opts_), list_(other.list_.allocator()), index_(other.list_.allocator()),
+          hash_(other.hash_), eq_(other.eq_), less_(other.less_) {
+        take(other);
+    }
+
+    ~sorted_set() = default;
+
+    /// Copy assignment with the strong guarantee (copy, then swap in).
+    sorted_set& operator=(const sorted_set& other) {
+        if (this == &other) return *this;
+        const Allocator a = alloc_traits::propagate_on_container_copy_assignment::value
+                                ? other.get_allocator()
+                                : get_allocator();
+        sorted_set copy(other, a);
+        take(copy);
+        return *this;
+    }
+
+    /// Move assignment: O(1) when the allocator propagates or compares equal, else a copy.
+    sorted_set& operator=(sorted_set&& other) noexcept(
+        alloc_traits::propagate_on_container_move_assignment::value ||
+        alloc_traits::is_always_equal::value) {
+        if (this == &other) return *this;
+        if constexpr (alloc_traits::propagate_on_container_move_assignment::value) {
+            clear();
+            list_.set_allocator(other.list_.allocator());
+            index_ = index_type(other.list_.allocator());
+            take(other);
+        } else {
+            if (get_allocator() == other.get_allocator()) {
+                take(other);
+            } else {
+                sorted_set copy(other, get_allocator());
+                take(copy);
+                other.clear();
+            }
+        }
+        return *this;
+    }
+
+    /// Swaps contents in O(1); allocators are swapped only when they propagate on swap.
+    void swap(sorted_set& other) noexcept {
+        if constexpr (alloc_traits::propagate_on_container_swap::value) {
+            Allocator mine = list_.allocator();
+            list_.set_allocator(other.list_.allocator());
+            other.list_.set_allocator(mine);
+            index_.swap_allocators(other.index_);
+        }
+        list_.swap(other.list_);
+        index_.swap(other.index_);
+        std::swap(opts_, other.opts_);
+        std::swap(skiplist_mode_, other.skiplist_mode_);
+        std::swap(hash_, other.hash_);
+        std::swap(eq_, other.eq_);
+        std::swap(less_, other.less_);
+    }
+    friend void swap(sorted_set& a, sorted_set& b) noexcept { a.swap(b); }
+
+    allocator_type get_allocator() const noexcept { return list_.allocator(); }
+    const options& get_options() const noexcept { return opts_; }
+
+    // ---- ZADD / ZINCRBY ------------------------------------------------------------------------
+
+    /// ZADD key [NX|XX] [GT|LT] score member. O(log n).
+    /// \returns what happened to the member.
+    /// \throws zset::error for NaN scores or incompatible flags (nothing changes);
+    ///         std::bad_alloc (nothing changes). Strong guarantee.
+    add_status add(key_view member, Score score, add_flags flags = add_flags::none) {
+        check_flags(flags);
+        check_score(score);
+        return add_checked(member, score, flags);
+    }
+
+    /// ZADD with many pairs (each a std::pair<key_view-like, Score>), applied in order.
+    /// All-or-nothing for invalid input: every score and the flags are checked first.
+    /// O(k log n). \returns the number of added members, or added + updated with add_flags::ch.
+    /// Exception guarantee: strong for invalid input; if allocation fails part-way, the pairs
+    /// before the failing one stay applied (basic guarantee).
+    template <class InputIt, if_iterator<InputIt> = 0>
+    size_type add(InputIt first, InputIt last, add_flags flags = add_flags::none) {
+        check_flags(flags);
+        for (InputIt it = first; it != last; ++it) check_score(static_cast<Score>(it->second));
+        size_type counted = 0;
+        for (; first != last; ++first) {
+            const add_status st =
+                add_checked(key_view(first->first), static_cast<Score>(first->second), flags);
+            if (st == add_status::added || (st == add_status::updated && has(flags, add_flags::ch)))
+                ++counted;
+        }
+        return counted;
+    }
+    size_type add(std::initializer_list<std::pair<key_value, Score>> items,
+                  add_flags flags = add_flags::none) {
+        return add(items.begin(), items.end(), flags);
+    }
+
+    /// ZINCRBY key delta member / ZADD key [NX|XX] [GT|LT] INCR delta member. O(log n).
+    /// \returns the new score, or std::nullopt when NX/XX/GT/LT blocked the operation.
+    /// \throws zset::error when delta is NaN, when the result would be NaN (inf + -inf) or, for
+    ///         integral scores, would overflow. Strong guarantee.
+    std::optional<Score> increment(key_view member, Score delta,
+                                   add_flags flags = add_flags::none) {
+        check_flags(flags);
+        check_score(delta);
+        const probe k = make_probe(member);
+        const position pos = locate(k);
+        if (!pos.n) {
+            if (has(flags, add_flags::xx)) return std::nullopt;
+            insert_new(k, delta);
+            return delta;
+        }
+        if (has(flags, add_flags::nx)) return std::nullopt;
+        const Score current = pos.n->data.score(pos.i);
+        const Score next = checked_sum(current, delta);
+        if ((has(flags, add_flags::lt) && !(next < current)) ||
+            (has(flags, add_flags::gt) && !(next > current)))
+            return std::nullopt;
+        if (next != current) update_score(k, pos, next);
+        return next;
+    }
+
+    // ---- ZREM -----------------------------------------------------------------------------------
+
+    /// ZREM key member. O(log n). \returns whether the member was present. Never throws.
+    bool erase(key_view member) noexcept {
+        const probe k = make_probe(member);
+        const position pos = locate(k);
+        if (!pos.n) return false;
+        erase_at(pos.n, pos.i, pos.i + 1);
+        return true;
+    }
+
+    /// ZREM key member... over a range of members. \returns how many were removed. Never throws
+    /// (beyond what iterating the input may throw).
+    template <class InputIt, if_iterator<InputIt> = 0>
+    size_type erase(InputIt first, InputIt last) {
+        size_type removed = 0;
+        for (; first != last; ++first) removed += erase(key_view(*first)) ? 1 : 0;
+        return removed;
+    }
+    size_type erase(std::initializer_list<key_value> members) noexcept {
+        return erase(members.begin(), members.end());
+    }
+
+    // ---- lookups ----------------------------------------------------------------------------------
+
+    /// ZSCORE. Expected O(1) in skiplist mode, O(n/16) in listpack mode. Never throws.
+    std::optional<Score> score(key_view member) const noexcept {
+        const position pos = locate(make_probe(member));
+        if (!pos.n) return std::nullopt;
+        return pos.n->data.score(pos.i);
+    }
+
+    /// ZMSCORE: one optional score per member, in order.
+    template <class InputIt, if_iterator<InputIt> = 0>
+    std::vector<std::optional<Score>> scores(InputIt first, InputIt last) const {
+        std::vector<std::optional<Score>> out;
+        for (; first != last; ++first) out.push_back(score(key_view(*first)));
+        return out;
+    }
+    std::vector<std::optional<Score>> scores(std::initializer_list<key_value> members) const {
+        return scores(members.begin(), members.end());
+    }
+
+    /// Whether the member is present. Never throws.
+    bool contains(key_view member) const noexcept { return locate(make_probe(member)).n; }
+
+    /// Iterator to the member's element, or end(). Never throws.
+    const_iterator find(key_view member) const noexcept {
+        const position pos = locate(make_probe(member));
+        return pos.n ? const_iterator(pos.n, pos.i) : end();
+    }
+
+    /// ZCARD. O(1).
+    size_type size() const noexcept { return list_.size(); }
+    bool empty() const noexcept { return size() == 0; }
+    size_type max_size() const noexcept { return std::numeric_limits<std::uint32_t>::max() * block_max_entries; }
+
+    /// ZRANK: 0-based rank in ascending order. O(log n), no key comparisons beyond the lookup.
+    std::optional<size_type> rank(key_view member) const noexcept {
+        const position pos = locate(make_probe(member));
+        if (!pos.n) return std::nullopt;
+        return list_.start_rank(pos.n) + pos.i;
+    }
+    /// ZREVRANK: rank in descending order. O(log n).
+    std::optional<size_type> rev_rank(key_view member) const noexcept {
+        const auto r = rank(member);
+        if (!r) return std::nullopt;
+        return size() - 1 - *r;
+    }
+    /// ZRANK ... WITHSCORE. O(log n).
+    std::optional<std::pair<size_type, Score>> rank_with_score(key_view member) const noexcept {
+        const position pos = locate(make_probe(member));
+        if (!pos.n) return std::nullopt;
+        return std::pair<size_type, Score>{list_.start_rank(pos.n) + pos.i, pos.n->data.score(pos.i)};
+    }
+    /// ZREVRANK ... WITHSCORE. O(log n).
+    std::optional<std::pair<size_type, Score>> rev_rank_with_score(key_view member) const noexcept {
+        auto r = rank_with_score(member);
+        if (r) r->first = size() - 1 - r->first;
+        return r;
+    }
+
+    /// ZCOUNT key min max. O(log n).
+    size_type count(const score_range<Score>& range) const noexcept {
+        const auto [lo, hi] = score_ranks(range);
+        return hi - lo;
+    }
+    /// ZLEXCOUNT key min max. O(log n).
+    size_type lex_count(const lex_range<lex_key>& range) const noexcept {
+        const auto [lo, hi] = lex_ranks(range);
+        return hi - lo;
+    }
+
+    // ---- ranges -----------------------------------------------------------------------------------
+
+    /// ZRANGE key start stop: ranks with Redis's negative indices (-1 = last), clamped.
+    /// O(log n) to create, O(1) per step.
+    rank_range range_by_rank(long long start, long long stop) const noexcept {
+        const auto [lo, hi] = clamp_ranks(start, stop);
+        return forward_range(lo, hi);
+    }
+    /// ZREVRANGE key start stop (ZRANGE ... REV): rank 0 is the highest element.
+    reverse_range rev_range_by_rank(long long start, long long stop) const noexcept {
+        const auto [lo, hi] = clamp_ranks(start, stop);
+        return reverse_view(size() - hi, size() - lo);
+    }
+    /// ZRANGEBYSCORE key min max [LIMIT offset count]. O(log n) to create.
+    rank_range range_by_score(const score_range<Score>& range, limit lim = {}) const noexcept {
+        const auto [lo, hi] = score_ranks(range);
+        const auto [a, b] = apply_limit(lo, hi, lim);
+        return forward_range(a, b);
+    }
+    /// ZREVRANGEBYSCORE key max min [LIMIT offset count]: descending; the offset counts from
+    /// the highest element.
+    reverse_range rev_range_by_score(const score_range<Score>& range, limit lim = {}) const noexcept {
+        const auto [lo, hi] = score_ranks(range);
+        const auto [a, b] = apply_limit_reverse(lo, hi, lim);
+        return reverse_view(a, b);
+    }
+    /// ZRANGEBYLEX key min max [LIMIT offset count]. O(log n) to create.
+    rank_range range_by_lex(const lex_range<lex_key>& range, limit lim = {}) const noexcept {
+        const auto [lo, hi] = lex_ranks(range);
+        const auto [a, b] = apply_limit(lo, hi, lim);
+        return forward_range(a, b);
+    }
+    /// ZREVRANGEBYLEX key max min [LIMIT offset count].
+    reverse_range rev_range_by_lex(const lex_range<lex_key>& range, limit lim = {}) const noexcept {
+        const auto [lo, hi] = lex_ranks(range);
+        const auto [a, b] = apply_limit_reverse(lo, hi, lim);
+        return reverse_view(a, b);
+    }
+
+    // ---- range removal -----------------------------------------------------------------------------
+
+    /// ZREMRANGEBYRANK key start stop. O(log n + m). \returns the number removed. Never throws.
+    size_type erase_range_by_rank(long long start, long long stop) noexcept {
+        const auto [lo, hi] = clamp_ranks(start, stop);
+        return erase_ranks(lo, hi);
+    }
+    /// ZREMRANGEBYSCORE key min max. O(log n + m). Never throws.
+    size_type erase_range_by_score(const score_range<Score>& range) noexcept {
+        const auto [lo, hi] = score_ranks(range);
+        return erase_ranks(lo, hi);
+    }
+    /// ZREMRANGEBYLEX key min max. O(log n + m). Never throws.
+    size_type erase_range_by_lex(const lex_range<lex_key>& range) noexcept {
+        const auto [lo, hi] = lex_ranks(range);
+        return erase_ranks(lo, hi);
+    }
+
+    /// ZPOPMIN key [count]: removes and returns up to `count` lowest elements, lowest first.
+    /// O(log n + count). Strong guarantee (the result is built before anything is removed).
+    std::vector<value_type> pop_min(size_type count = 1) {
+        const size_type n = std::min(count, size());
+        std::vector<value_type> out = copy_ranks(0, n, false);
+        erase_ranks(0, n);
+        return out;
+    }
+    /// ZPOPMAX key [count]: removes and returns up to `count` highest elements, highest first.
+    std::vector<value_type> pop_max(size_type count = 1) {
+        const size_type n = std::min(count, size());
+        std::vector<value_type> out = copy_ranks(size() - n, size(), true);
+        erase_ranks(size() - n, size());
+        return out;
+    }
+
+    // ---- ZRANDMEMBER / ZSCAN -------------------------------------------------------------------
+
+    /// ZRANDMEMBER key count. count > 0: min(count, size()) distinct members in random order;
+    /// count < 0: |count| members drawn with replacement; 0: none. O(k log n).
+    template <class URBG>
+    std::vector<value_type> random_members(long long count, URBG&& gen) const {
+        std::vector<value_type> out;
+        if (count == 0 || empty()) return out;
+        std::uniform_int_distribution<size_type> pick(0, size() - 1);
+        if (count < 0) {
+            const auto draws = static_cast<size_type>(-(count + 1)) + 1;
+            out.reserve(draws);
+            for (size_type i = 0; i < draws; ++i) out.push_back(owned(*nth(pick(gen))));
+            return out;
+        }
+        const size_type k = std::min(static_cast<size_type>(count), size());
+        if (k == size()) {
+            for (const auto& e : *this) out.push_back(owned(e));
+            std::shuffle(out.begin(), out.end(), gen);
+            return out;
+        }
+        // Floyd's sampling: k distinct ranks in k draws.
+        std::unordered_set<size_type> chosen;
+        std::vector<size_type> ranks;
+        ranks.reserve(k);
+        for (size_type j = size() - k; j < size(); ++j) {
+            const size_type r = std::uniform_int_distribution<size_type>(0, j)(gen);
+            const size_type take_rank = chosen.insert(r).second ? r : j;
+            if (take_rank == j) chosen.insert(j);
+            ranks.push_back(take_rank);
+        }
+        std::shuffle(ranks.begin(), ranks.end(), gen);
+        out.reserve(k);
+        for (size_type r : ranks) out.push_back(owned(*nth(r)));
+        return out;
+    }
+
+    /// ZSCAN key cursor COUNT count: calls visit(reference) for a batch of about `count`
+    /// elements and returns the next cursor (0 when the walk is complete). Start with 0. Every
+    /// member present for the whole walk is visited at least once, even if the set grows,
+    /// shrinks or converts between calls; some may be visited twice. In listpack mode the whole
+    /// set comes in one call (as Redis). O(count) expected per call.
+    template <class Visit>
+    std::uint64_t scan(std::uint64_t cursor, size_type count, Visit&& visit) const {
+        if (!skiplist_mode_) {
+            for (const auto& e : *this) visit(e);
+            return 0;
+        }
+        if (cursor > 0xffffffffu) return 0;
+        const std::uint64_t span_all = std::uint64_t{1} << 32;
+        const std::uint64_t want = std::max<size_type>(count, 1);
+        std::uint64_t width = size() == 0 ? span_all : (span_all / size()) * want;
+        if (width == 0 || width > span_all) width = span_all;
+        const std::uint64_t last = std::min<std::uint64_t>(cursor + width - 1, 0xffffffffu);
+        index_.for_each_in_tag_range(
+            static_cast<std::uint32_t>(cursor), static_cast<std::uint32_t>(last),
+            [&](std::uint32_t tag, std::uint32_t id) {
+                const node* n = list_.by_id(id);
+                const auto fp = static_cast<std::uint8_t>(tag >> 24);
+                for (size_type i = 0; i < n->data.size(); ++i) {
+                    if (n->data.fingerprint(i) != fp) continue;
+                    const key_view m = n->data.member(i);
+                    if (index_type::tag_of(hash_value(m)) == tag) visit(reference{m, n->data.score(i)});
+                }
+            });
+        return last == 0xffffffffu ? 0 : last + 1;
+    }
+
+    // ---- STL side -----------------------------------------------------------------------------------
+
+    const_iterator begin() const noexcept { return const_iterator(list_.first(), 0); }
+    const_iterator end() const noexcept { return const_iterator(list_.head(), 0); }
+    const_iterator cbegin() const noexcept { return begin(); }
+    const_iterator cend() const noexcept { return end(); }
+    const_reverse_iterator rbegin() const noexcept { return const_reverse_iterator(end()); }
+    const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
+
+    /// Iterator to the element of rank r (ascending), or end() if r >= size(). O(log n).
+    const_iterator nth(size_type r) const noexcept {
+        if (r >= size()) return end();
+        const auto [n, i] = list_.nth(r);
+        return const_iterator(n, i);
+    }
+
+    /// Removes every element; the set returns to listpack mode. Never throws.
+    void clear() noexcept {
+        list_.clear();
+        index_.release();
+        skiplist_mode_ = false;
+    }
+
+    /// OBJECT ENCODING.
+    zset::encoding encoding() const noexcept {
+        return skiplist_mode_ ? zset::encoding::skiplist : zset::encoding::listpack;
+    }
+
+    /// Rebuilds the set compactly; converts back to listpack mode when it fits the thresholds
+    /// again. O(n). Strong guarantee.
+    void shrink_to_fit() {
+        sorted_set compact(opts_, get_allocator());
+        compact.hash_ = hash_;
+        compact.eq_ = eq_;
+        compact.less_ = less_;
+        compact.build_from(begin(), end(), size(), !fits_listpack(begin(), end(), size()));
+        take(compact);
+    }
+
+    /// Bytes allocated by the set (blocks, nodes, node table, hash index) plus sizeof(*this).
+    /// Allocator bookkeeping (e.g. malloc headers) is not included. O(number of blocks).
+    size_type memory_usage() const noexcept {
+        return sizeof(*this) + list_.memory_usage() + index_.memory_usage();
+    }
+
+    /// Builds a set from elements already sorted by (score, member) with unique members, in
+    /// the smallest encoding that fits (as Redis builds *STORE results). O(n).
+    /// Precondition (checked by validate()): sorted and unique. Strong guarantee.
+    template <class ForwardIt>
+    static sorted_set from_sorted(ForwardIt first, ForwardIt last, const options& opts = options(),
+                                  const Allocator& alloc = Allocator()) {
+        sorted_set out(opts, alloc);
+        const auto n = static_cast<size_type>(std::distance(first, last));
+        out.build_from(first, last, n, !out.fits_listpack(first, last, n));
+        return out;
+    }
+
+    /// Checks every internal invariant: order, spans, node table, index <-> blocks agreement,
+    /// encoding rules. O(n log n). For tests and debugging.
+    bool validate() const {
+        if (!list_.validate()) return false;
+        if (!skiplist_mode_ && (index_.size() != 0 || list_.node_count() > 1)) return false;
+        if (skiplist_mode_ && index_.size() != size()) return false;
+        bool have_prev = false;
+        Score prev_score{};
+        Member prev_member{};
+        for (const auto& e : *this) {
+            if constexpr (std::is_floating_point_v<Score>)
+                if (std::isnan(e.score)) return false;
+            if (have_prev && !element_less(prev_score, key_view(prev_member), e.score, e.member))
+                return false;
+            prev_score = e.score;
+            prev_member = Member(e.member);
+            have_prev = true;
+            const position pos = locate(make_probe(e.member));
+            if (!pos.n || !eq_(pos.n->data.member(pos.i), e.member) ||
+                !(pos.n->data.score(pos.i) == e.score))
+                return false;
+        }
+        for (const node* n = list_.first(); n != list_.head(); n = n->next(0)) {
+            for (size_type i = 0; i < n->data.size(); ++i)
+                if (n->data.fingerprint(i) != fingerprint_of(hash_value(n->data.member(i))))
+                    return false;
+            if (skiplist_mode_ && n->data.size() > block_max_entries) return false;
+        }
+        return true;
+    }
+
+    friend bool operator==(const sorted_set& a, const sorted_set& b) {
+        return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), b.end());
+    }
+    friend bool operator!=(const sorted_set& a, const sorted_set& b) { return !(a == b); }
+
+private:
+    struct probe {
+        key_view member;
+        std::uint64_t hash;
+    };
+    struct position {
+        const node* n;
+        size_type i;
+    };
+
+    std::uint64_t hash_value(key_view m) const noexcept {
+        return static_cast<std::uint64_t>(hash_(m));
+    }
+    static std::uint8_t fingerprint_of(std::uint64_t h) noexcept {
+        return static_cast<std::uint8_t>(h >> 56);
+    }
+    probe make_probe(key_view m) const noexcept { return probe{m, hash_value(m)}; }
+
+    static node* mut(const node* n) noexcept { return const_cast<node*>(n); }
+
+    static void check_flags(add_flags f) {
+        if (has(f, add_flags::nx) && has(f, add_flags::xx)) detail::raise_error(errors::xx_and_nx);
+        const int exclusive = (has(f, add_flags::gt) ? 1 : 0) + (has(f, add_flags::lt) ? 1 : 0) +
+                              (has(f, add_flags::nx) ? 1 : 0);
+        if (exclusive > 1) detail::raise_error(errors::gt_lt_nx);
+    }
+    static void check_score(Score s) {
+        if constexpr (std::is_floating_point_v<Score>)
+            if (std::isnan(s)) detail::raise_error(errors::not_a_float);
+    }
+    static Score checked_sum(Score a, Score b) {
+        if constexpr (std::is_floating_point_v<Score>) {
+            const Score r = a + b;
+            if (std::isnan(r)) detail::raise_error(errors::nan_result);
+            return r;
+        } else {
+            Score r;
+            if (__builtin_add_overflow(a, b, &r)) detail::raise_error(errors::integer_overflow);
+            return r;
+        }
+    }
+
+    bool element_less(Score as, key_view am, Score bs, key_view bm) const noexcept {
+        return as < bs || (!(bs < as) && less_(am, bm));
+    }
+    static std::pair<Score, key_view> first_key(const node* n) noexcept {
+        return {n->data.score(0), n->data.member_at(0, 0)};
+    }
+
+    /// Where the member lives, or {nullptr, 0}.
+    position locate(const probe& k) const noexcept {
+        const std::uint8_t fp = fingerprint_of(k.hash);
+        if (!skiplist_mode_) {
+            const node* n = list_.first();
+            if (n == list_.head()) return {nullptr, 0};
+            const size_type i = n->data.find(k.member, fp, eq_);
+            return i == block_type::npos ? position{nullptr, 0} : position{n, i};
+        }
+        size_type idx = 0;
+        const std::uint32_t id = index_.find(index_type::tag_of(k.hash), [&](std::uint32_t cand) {
+            idx = list_.by_id(cand)->data.find(k.member, fp, eq_);
+            return idx != block_type::npos;
+        });
+        if (id == 0) return {nullptr, 0};
+        return {list_.by_id(id), idx};
+    }
+
+    size_type limit_entries() const noexcept {
+        return skiplist_mode_ ? block_max_entries : std::numeric_limits<size_type>::max();
+    }
+    size_type limit_bytes() const noexcept {
+        return skiplist_mode_ ? block_max_bytes : std::numeric_limits<size_type>::max();
+    }
+
+    add_status add_checked(key_view member, Score score, add_flags flags) {
+        const probe k = make_probe(member);
+        const position pos = locate(k);
+        if (!pos.n) {
+            if (has(flags, add_flags::xx)) return add_status::skipped;
+            insert_new(k, score);
+            return add_status::added;
+        }
+        if (has(flags, add_flags::nx)) return add_status::skipped;
+        const Score current = pos.n->data.score(pos.i);
+        if ((has(flags, add_flags::lt) && !(score < current)) ||
+            (has(flags, add_flags::gt) && !(score > current)))
+            return add_status::skipped;
+        if (score == current) return add_status::unchanged;
+        update_score(k, pos, score);
+        return add_status::updated;
+    }
+
+    /// Descends to where (s, m) belongs and inserts it into the list (not the index).
+    std::pair<node*, size_type> insert_element(const probe& k, Score s) {
+        path p;
+        list_.descend(
+            [&](const node* n) {
+                const auto fk = first_key(n);
+                return element_less(fk.first, fk.second, s, k.member);
+            },
+            p);
+        auto where = list_.locate(p);
+        if (where.target) where.index = where.target->data.lower_bound(s, k.member, less_);
+        return list_.insert(p, where, s, k.member, fingerprint_of(k.hash), limit_entries(),
+                            limit_bytes(), [this](key_view m, const node* from, const node* to) {
+                                if (skiplist_mode_)
+                                    index_.replace(index_type::tag_of(hash_value(m)), from->id,
+                                                   to->id);
+                            });
+    }
+
+    void insert_new(const probe& k, Score s) {
+        if (!skiplist_mode_ && (size() + 1 > opts_.max_listpack_entries ||
+                                detail::member_size<Member>(k.member) > opts_.max_listpack_value))
+            convert_to_skiplist();
+        if (skiplist_mode_) index_.reserve(size() + 1);
+        const auto placed = insert_element(k, s);
+        if (skiplist_mode_) index_.insert(index_type::tag_of(k.hash), placed.first->id);
+    }
+
+    /// Changes the score of the element at pos (present, score differs). Strong guarantee.
+    void update_score(const probe& k, position pos, Score s) {
+        node* x = mut(pos.n);
+        block_type& b = x->data;
+        const size_type i = pos.i;
+        // Still between its neighbours: write the score in place (the common case for small
+        // increments, as in Redis).
+        const bool after_prev = [&] {
+            if (i > 0) return element_less(b.score(i - 1), b.member(i - 1), s, k.member);
+            if (x->prev == list_.head()) return true;
+            const block_type& pb = x->prev->data;
+            return element_less(pb.score(pb.size() - 1), pb.member(pb.size() - 1), s, k.member);
+        }();
+        const bool before_next = [&] {
+            if (i + 1 < b.size()) return element_less(s, k.member, b.score(i + 1), b.member(i + 1));
+            const node* nx = x->next(0);
+            if (nx == list_.head()) return true;
+            const auto fk = first_key(nx);
+            return element_less(s, k.member, fk.first, fk.second);
+        }();
+        if (after_prev && before_next) {
+            b.set_score(i, s);
+            return;
+        }
+        // Moves inside its block: rotate, no allocation.
+        const size_type to = b.lower_bound(s, k.member, less_);
+        if (to > 0 && to < b.size()) {
+            b.relocate(i, to, s);
+            return;
+        }
+        // Elsewhere: insert the new copy first (may throw: nothing changed yet), then remove
+        // the old copy and re-point the index. The member bytes are copied out because the
+        // old copy's storage moves.
+        const Member owned_member(k.member);
+        const probe moved_probe{key_view(owned_member), k.hash};
+        const Score old_score = b.score(i);
+        const auto placed = insert_element(moved_probe, s);
+        const std::uint8_t fp = fingerprint_of(k.hash);
+        const node* old_node = nullptr;
+        size_type old_index = 0;
+        if (skiplist_mode_) {
+            index_.find(index_type::tag_of(k.hash), [&](std::uint32_t cand) {
+                const node* n = list_.by_id(cand);
+                const size_type j = n->data.find_exact(moved_probe.member, old_score, fp, eq_);
+                if (j == block_type::npos) return false;
+                old_node = n;
+                old_index = j;
+                return true;
+            });
+        } else {
+            old_node = list_.first();
+            old_index = old_node->data.find_exact(moved_probe.member, old_score, fp, eq_);
+        }
+        const std::uint32_t old_id = old_node->id;
+        erase_in_list(old_node, old_index, old_index + 1);
+        if (skiplist_mode_) index_.replace(index_type::tag_of(k.hash), old_id, placed.first->id);
+    }
+
+    /// Removes [first, last) of node x from the list only. Never throws.
+    void erase_in_list(const node* x, size_type first, size_type last) noexcept {
+        path p;
+        const auto fx = first_key(x);
+        list_.descend(
+            [&](const node* n) {
+                const auto fk = first_key(n);
+                return element_less(fk.first, fk.second, fx.first, fx.second);
+            },
+            p);
+        list_.erase(p, mut(x), first, last);
+    }
+
+    /// Removes [first, last) of node x from the list and the index. Never throws.
+    void erase_at(const node* x, size_type first, size_type last) noexcept {
+        if (skiplist_mode_) {
+            for (size_type i = first; i < last; ++i)
+                index_.erase(index_type::tag_of(hash_value(x->data.member(i))), x->id);
+        }
+        erase_in_list(x, first, last);
+        if (empty()) clear();
+    }
+
+    /// Removes ranks [lo, hi). O(log n * blocks + m). Never throws.
+    size_type erase_ranks(size_type lo, size_type hi) noexcept {
+        size_type remaining = hi > lo ? hi - lo : 0;
+        const size_type removed = remaining;
+        while (remaining > 0) {
+            const auto [n, i] = list_.nth(lo);
+            const size_type here = std::min(remaining, n->data.size() - i);
+            erase_at(n, i, i + here);
+            remaining -= here;
+        }
+        return removed;
+    }
+
+    std::vector<value_type> copy_ranks(size_type lo, size_type hi, bool descending) const {
+        std::vector<value_type> out;
+        out.reserve(hi - lo);
+        for (auto it = nth(lo); out.size() < hi - lo; ++it) out.push_back(owned(*it));
+        if (descending) std::reverse(out.begin(), out.end());
+        return out;
+    }
+    static value_type owned(const reference& e) { return value_type(Member(e.member), e.score); }
+
+    // ---- rank arithmetic ------------------------------------------------------------------------
+
+    /// Number of elements e for which goes_before(e.score, e.member) holds; the predicate must
+    /// be true for a prefix of the order. O(log n).
+    template <class GoesBefore>
+    size_type count_before(const GoesBefore& goes_before) const noexcept {
+        if (empty()) return 0;
+        path p;
+        list_.descend(
+            [&](const node* n) {
+                const auto fk = first_key(n);
+                return goes_before(fk.first, fk.second);
+            },
+            p);
+        const node* x = p.at[0];
+        if (x == list_.head()) return 0;
+        const size_type i = x->data.partition_point(
+            [&](size_type j) { return goes_before(x->data.score(j), x->data.member(j)); });
+        return p.rank[0] + i;
+    }
+
+    std::pair<size_type, size_type> score_ranks(const score_range<Score>& r) const noexcept {
+        const size_type lo = count_before([&](Score s, key_view) {
+            return r.min.exclusive ? !(r.min.value < s) : s < r.min.value;
+        });
+        const size_type hi = count_before([&](Score s, key_view) {
+            return r.max.exclusive ? s < r.max.value : !(r.max.value < s);
+        });
+        return {lo, std::max(lo, hi)};
+    }
+
+    std::pair<size_type, size_type> lex_ranks(const lex_range<lex_key>& r) const noexcept {
+        using kind = typename lex_bound<lex_key>::kind;
+        const auto before_min = [&](Score, key_view m) {
+            switch (r.min.type) {
+                case kind::inclusive: return less_(m, key_view(r.min.value));
+                case kind::exclusive: return !less_(key_view(r.min.value), m);
+                case kind::minus_infinity: return false;
+                case kind::plus_infinity: return true;
+            }
+            return false;
+        };
+        const auto before_max_end = [&](Score, key_view m) {
+            switch (r.max.type) {
+                case kind::inclusive: return !less_(key_view(r.max.value), m);
+                case kind::exclusive: return less_(m, key_view(r.max.value));
+                case kind::minus_infinity: return false;
+                case kind::plus_infinity: return true;
+            }
+            return false;
+        };
+        const size_type lo = count_before(before_min);
+        const size_type hi = count_before(before_max_end);
+        return {lo, std::max(lo, hi)};
+    }
+
+    std::pair<size_type, size_type> clamp_ranks(long long start, long long stop) const noexcept {
+        const auto n = static_cast<long long>(size());
+        if (start < 0) start += n;
+        if (stop < 0) stop += n;
+        if (start < 0) start = 0;
+        if (start > stop || start >= n) return {0, 0};
+        if (stop >= n) stop = n - 1;
+        return {static_cast<size_type>(start), static_cast<size_type>(stop) + 1};
+    }
+
+    static std::pair<size_type, size_type> apply_limit(size_type lo, size_type hi, limit lim) noexcept {
+        if (lim.offset < 0) return {lo, lo};
+        const auto off = static_cast<unsigned long long>(lim.offset);
+        const size_type a = off >= hi - lo ? hi : lo + static_cast<size_type>(off);
+        size_type b = hi;
+        if (lim.count >= 0 && static_cast<unsigned long long>(lim.count) < hi - a)
+            b = a + static_cast<size_type>(lim.count);
+        return {a, b};
+    }
+    static std::pair<size_type, size_type> apply_limit_reverse(size_type lo, size_type hi,
+                                                               limit lim) noexcept {
+        if (lim.offset < 0) return {hi, hi};
+        const auto off = static_cast<unsigned long long>(lim.offset);
+        const size_type b = off >= hi - lo ? lo : hi - static_cast<size_type>(off);
+        size_type a = lo;
+        if (lim.count >= 0 && static_cast<unsigned long long>(lim.count) < b - lo)
+            a = b - static_cast<size_type>(lim.count);
+        return {a, b};
+    }
+
+    rank_range forward_range(size_type lo, size_type hi) const noexcept {
+        if (lo >= hi) return rank_range(end(), end(), 0);
+        return rank_range(nth(lo), nth(hi), hi - lo);
+    }
+    /// Ranks [lo, hi) walked from hi - 1 down to lo.
+    reverse_range reverse_view(size_type lo, size_type hi) const noexcept {
+        if (lo >= hi) return reverse_range(rend(), rend(), 0);
+        return reverse_range(const_reverse_iterator(nth(hi)), const_reverse_iterator(nth(lo)),
+                             hi - lo);
+    }
+
+    // ---- building and conversion --------------------------------------------------------------
+
+    template <class It>
+    bool fits_listpack(It first, It last, size_type n) const {
+        if (n == 0) return true;
+        if (n > opts_.max_listpack_entries) return false;
+        for (; first != last; ++first)
+            if (detail::member_size<Member>(key_view(element_member(*first))) >
+                opts_.max_listpack_value)
+                return false;
+        return true;
+    }
+
+    template <class E>
+    static decltype(auto) element_member(const E& e) {
+        if constexpr (std::is_same_v<E, reference>)
+            return e.member;
+        else
+            return (e.first);
+    }
+    template <class E>
+    static Score element_score(const E& e) {
+        if constexpr (std::is_same_v<E, reference>)
+            return e.score;
+        else
+            return static_cast<Score>(e.second);
+    }
+
+    /// Fills this (empty) set from sorted unique elements, in the given encoding. Strong
+    /// guarantee: on exception this stays empty.
+    template <class It>
+    void build_from(It first, It last, size_type n, bool as_skiplist) {
+        list_type fresh(get_allocator());
+        index_type fresh_index(get_allocator());
+        if (as_skiplist) fresh_index.reserve(n);
+        const size_type max_entries = as_skiplist ? block_max_entries : n;
+        const size_type max_bytes = as_skiplist ? block_max_bytes : std::numeric_limits<size_type>::max();
+        while (first != last) {
+            // one block: up to max_entries elements and (softly) max_bytes member bytes
+            It chunk_end = first;
+            size_type count = 0, heap = 0;
+            while (chunk_end != last && count < max_entries) {
+                const size_type need =
+                    block_type::heap_need(key_view(element_member(*chunk_end)));
+                if (count > 0 && heap + need > max_bytes) break;
+                heap += need;
+                ++count;
+                ++chunk_end;
+            }
+            node* made = fresh.append_node(count, heap, [&](block_type b) {
+                for (It it = first; it != chunk_end; ++it) {
+                    const key_view m = key_view(element_member(*it));
+                    const std::uint8_t fp = fingerprint_of(hash_value(m));
+                    if constexpr (byte_members)
+                        b.insert(b.size(), element_score(*it), m, fp);
+                    else
+                        b.insert_object(b.size(), element_score(*it), Member(m), fp);
+                }
+            });
+            if (as_skiplist) {
+                for (size_type i = 0; i < made->data.size(); ++i)
+                    fresh_index.insert(index_type::tag_of(hash_value(made->data.member(i))), made->id);
+            }
+            first = chunk_end;
+        }
+        list_.swap(fresh);
+        index_.swap(fresh_index);
+        skiplist_mode_ = as_skiplist && n > 0;
+    }
+
+    void convert_to_skiplist() {
+        sorted_set converted(opts_, get_allocator());
+        converted.hash_ = hash_;
+        converted.eq_ = eq_;
+        converted.less_ = less_;
+        converted.build_from(begin(), end(), size(), true);
+        converted.skiplist_mode_ = true;
+        take(converted);
+    }
+
+    /// Takes other's contents (same allocator). Never throws.
+    void take(sorted_set& other) noexcept {
+        list_.steal(other.list_);
+        index_.release();
+        index_.swap(other.index_);
+        opts_ = other.opts_;
+        skiplist_mode_ = std::exchange(other.skiplist_mode_, false);
+    }
+
+    options opts_;
+    list_type list_;
+    index_type index_;
+    bool skiplist_mode_ = false;
+    Hash hash_{};
+    KeyEqual eq_{};
+    Compare less_{};
+};
+
+}  // namespace zset
