@@ -31,6 +31,7 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#include <memory_resource>
 #include <optional>
 #include <random>
 #include <string>
@@ -193,7 +194,8 @@ public:
     private:
         friend class sorted_set;
         const_iterator(const node* n, size_type i) noexcept
-            : node_(n), index_(i), offset_(n->data && byte_members ? n->data.offset_of(i) : 0) {}
+            : node_(n), index_(i),
+              offset_(n != nullptr && n->data && byte_members ? n->data.offset_of(i) : 0) {}
         const node* node_ = nullptr;
         size_type index_ = 0;
         size_type offset_ = 0;  // heap offset of the element (string members)
@@ -241,11 +243,16 @@ public:
     /// Copy assignment with the strong guarantee (copy, then swap in).
     sorted_set& operator=(const sorted_set& other) {
         if (this == &other) return *this;
-        const Allocator a = alloc_traits::propagate_on_container_copy_assignment::value
-                                ? other.get_allocator()
-                                : get_allocator();
-        sorted_set copy(other, a);
-        take(copy);
+        if constexpr (alloc_traits::propagate_on_container_copy_assignment::value) {
+            sorted_set copy(other, other.get_allocator());
+            clear();
+            list_.set_allocator(other.get_allocator());
+            index_.set_allocator(other.get_allocator());
+            take(copy);
+        } else {
+            sorted_set copy(other, get_allocator());
+            take(copy);
+        }
         return *this;
     }
 
@@ -257,7 +264,7 @@ public:
         if constexpr (alloc_traits::propagate_on_container_move_assignment::value) {
             clear();
             list_.set_allocator(other.list_.allocator());
-            index_ = index_type(other.list_.allocator());
+            index_.set_allocator(other.list_.allocator());
             take(other);
         } else {
             if (get_allocator() == other.get_allocator()) {
@@ -274,9 +281,7 @@ public:
     /// Swaps contents in O(1); allocators are swapped only when they propagate on swap.
     void swap(sorted_set& other) noexcept {
         if constexpr (alloc_traits::propagate_on_container_swap::value) {
-            Allocator mine = list_.allocator();
-            list_.set_allocator(other.list_.allocator());
-            other.list_.set_allocator(mine);
+            list_.swap_allocators(other.list_);
             index_.swap_allocators(other.index_);
         }
         list_.swap(other.list_);
@@ -749,6 +754,8 @@ private:
     size_type limit_entries() const noexcept {
         return skiplist_mode_ ? block_max_entries : std::numeric_limits<size_type>::max();
     }
+    /// Listpack mode keeps its single node one level high: no links to pay for.
+    int max_height() const noexcept { return skiplist_mode_ ? list_type::max_level : 1; }
     size_type limit_bytes() const noexcept {
         return skiplist_mode_ ? block_max_bytes : std::numeric_limits<size_type>::max();
     }
@@ -783,7 +790,7 @@ private:
         auto where = list_.locate(p);
         if (where.target) where.index = where.target->data.lower_bound(s, k.member, less_);
         return list_.insert(p, where, s, k.member, fingerprint_of(k.hash), limit_entries(),
-                            limit_bytes(), [this](key_view m, const node* from, const node* to) {
+                            limit_bytes(), max_height(), [this](key_view m, const node* from, const node* to) {
                                 if (skiplist_mode_)
                                     index_.replace(index_type::tag_of(hash_value(m)), from->id,
                                                    to->id);
@@ -1048,7 +1055,8 @@ private:
                 ++count;
                 ++chunk_end;
             }
-            node* made = fresh.append_node(count, heap, [&](block_type b) {
+            node* made = fresh.append_node(count, heap, as_skiplist ? list_type::max_level : 1,
+                                           [&](block_type b) {
                 for (It it = first; it != chunk_end; ++it) {
                     const key_view m = key_view(element_member(*it));
                     const std::uint8_t fp = fingerprint_of(hash_value(m));
@@ -1096,5 +1104,14 @@ private:
     KeyEqual eq_{};
     Compare less_{};
 };
+
+namespace pmr {
+/// zset::sorted_set on a std::pmr::memory_resource: blocks, nodes, the node table and the
+/// index all come from the resource given at construction.
+template <class Member = std::string, class Score = double, class Hash = zset::hash<Member>,
+          class KeyEqual = std::equal_to<>, class Compare = std::less<>>
+using sorted_set = zset::sorted_set<Member, Score, Hash, KeyEqual, Compare,
+                                    std::pmr::polymorphic_allocator<Member>>;
+}  // namespace pmr
 
 }  // namespace zset

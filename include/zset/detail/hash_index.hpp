@@ -59,6 +59,8 @@ public:
         swap(capacity_, other.capacity_);
         swap(size_, other.size_);
     }
+    /// Replaces the allocator; the table must be released first.
+    void set_allocator(const Allocator& a) noexcept { alloc_ = slot_allocator(a); }
     void swap_allocators(hash_index& other) noexcept {
         using std::swap;
         swap(alloc_, other.alloc_);

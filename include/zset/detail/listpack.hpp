@@ -203,8 +203,10 @@ public:
         destroy(alloc, old);
         return fresh;
     }
-    static size_type grown(size_type n) noexcept { return n + n / 8 + 2; }
-    static size_type grown_heap(size_type n) noexcept { return n + n / 8 + 16; }
+    // Growth slack: 1/16 keeps a listpack-mode set near its exact size (like Redis's realloc
+    // per insert) while a block is copied only every n/16 inserts.
+    static size_type grown(size_type n) noexcept { return n + n / 16 + 2; }
+    static size_type grown_heap(size_type n) noexcept { return n + n / 16 + 16; }
 
     // ---- observers ----------------------------------------------------------------------
 

@@ -19,6 +19,7 @@
 // slot) and only then rewires links; the rewiring never throws. An erase never allocates.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -69,18 +70,13 @@ public:
     };
 
 private:
-    struct head_node : node {
-        link storage[max_level];
-    };
     using link_traits = typename std::allocator_traits<Allocator>::template rebind_traits<link>;
     using link_allocator = typename link_traits::allocator_type;
     using id_traits = typename std::allocator_traits<Allocator>::template rebind_traits<std::uintptr_t>;
     using id_allocator = typename id_traits::allocator_type;
 
 public:
-    explicit skiplist(const Allocator& alloc = Allocator()) noexcept : alloc_(alloc) {
-        reset_head();
-    }
+    explicit skiplist(const Allocator& alloc = Allocator()) noexcept : alloc_(alloc) {}
     skiplist(const skiplist&) = delete;
     skiplist& operator=(const skiplist&) = delete;
     ~skiplist() {
@@ -92,19 +88,11 @@ public:
     void steal(skiplist& other) noexcept {
         clear();
         release_ids();
-        if (other.size_ == 0 && other.first() == other.head()) {
-            other.clear();
-        } else {
-            for (int i = 0; i < max_level; ++i) head_.storage[i] = other.head_.storage[i];
-            head_.prev = other.head_.prev;
-            level_ = other.level_;
-            size_ = other.size_;
-            nodes_ = other.nodes_;
-            // the first and last nodes point back at the head sentinel
-            head_.prev->links()[0].next = head();
-            head_.storage[0].next->prev = head();
-            other.reset_head();
-        }
+        head_ = std::exchange(other.head_, nullptr);
+        head_height_ = std::exchange(other.head_height_, 0);
+        level_ = std::exchange(other.level_, 0);
+        size_ = std::exchange(other.size_, 0);
+        nodes_ = std::exchange(other.nodes_, 0);
         ids_ = std::exchange(other.ids_, nullptr);
         id_capacity_ = std::exchange(other.id_capacity_, 0);
         free_id_ = std::exchange(other.free_id_, 0);
@@ -119,25 +107,42 @@ public:
     }
 
     const Allocator& allocator() const noexcept { return alloc_; }
-    void set_allocator(const Allocator& a) noexcept { alloc_ = a; }
+    void swap_allocators(skiplist& other) noexcept {
+        using std::swap;
+        swap(alloc_, other.alloc_);
+    }
+    /// Replaces the allocator, freeing everything allocated with the old one first.
+    void set_allocator(const Allocator& a) noexcept {
+        clear();
+        release_ids();
+        alloc_ = a;
+    }
 
     size_type size() const noexcept { return size_; }
     size_type node_count() const noexcept { return nodes_; }
     int level() const noexcept { return level_; }
-    node* head() const noexcept { return const_cast<node*>(static_cast<const node*>(&head_)); }
-    node* first() const noexcept { return head_.storage[0].next; }
-    node* last() const noexcept { return head_.prev; }
+    /// The sentinel: allocated with the first node, freed by clear(); nullptr while empty.
+    node* head() const noexcept { return head_; }
+    node* first() const noexcept { return head_ != nullptr ? head_->links()[0].next : nullptr; }
+    node* last() const noexcept { return head_ != nullptr ? head_->prev : nullptr; }
     node* by_id(std::uint32_t id) const noexcept { return reinterpret_cast<node*>(ids_[id]); }
 
     /// Frees every node. Never throws.
     void clear() noexcept {
-        node* n = first();
-        while (n != head()) {
-            node* next = n->next(0);
-            destroy_node(n);
-            n = next;
+        if (head_ != nullptr) {
+            node* n = first();
+            while (n != head_) {
+                node* next = n->next(0);
+                destroy_node(n);
+                n = next;
+            }
+            free_links(head_, head_height_);
         }
-        reset_head();
+        head_ = nullptr;
+        head_height_ = 0;
+        level_ = 0;
+        size_ = 0;
+        nodes_ = 0;
         // every id is free again: rebuild the free list
         free_id_ = 0;
         for (std::size_t i = id_capacity_; i-- > 1;) release_id(static_cast<std::uint32_t>(i));
@@ -226,10 +231,11 @@ public:
     template <class Moved>
     std::pair<node*, size_type> insert(path& p, slot where, Score s, view m, std::uint8_t fp,
                                        size_type limit_entries, size_type limit_heap,
-                                       Moved&& moved) {
+                                       int max_height, Moved&& moved) {
         staged_member staged = stage(m);  // object members: copied now, before any change
         if (where.target == nullptr) {
-            node* n = create_node(random_height(), 1, block_type::heap_need(m));
+            node* n = create_node(random_height(max_height), 1, block_type::heap_need(m));
+            adopt_head(p, n);
             link_after_covering(p, n, 0);
             put(n->data, 0, s, staged, m, fp);
             count_insert(p, n);
@@ -256,7 +262,8 @@ public:
         const size_type new_count = n - k + (into_new ? 1 : 0);
         const size_type new_heap = moved_heap + (into_new ? need : 0);
         // allocate everything first
-        node* fresh = create_node(random_height(), new_count, new_heap);
+        node* fresh = create_node(random_height(max_height), new_count, new_heap);
+        adopt_head(p, fresh);
         block_type regrown;
         if (!into_new && b.heap_used() - moved_heap + need > b.heap_capacity()) {
             ZSET_TRY {
@@ -315,7 +322,8 @@ public:
         }
         next->prev = x->prev;
         destroy_node(x);
-        while (level_ > 1 && head_.storage[level_ - 1].next == nullptr) --level_;
+        --nodes_;
+        while (level_ > 1 && head_->links()[level_ - 1].next == nullptr) --level_;
         if (first_is_head()) level_ = 0;
         return next;
     }
@@ -326,16 +334,17 @@ public:
     /// list. For building from sorted input (conversion, copy, set operations). Strong
     /// guarantee: on exception the list is unchanged.
     template <class Fill>
-    node* append_node(size_type capacity, size_type heap, Fill&& fill) {
-        node* n = create_node(random_height(), capacity, heap);
+    node* append_node(size_type capacity, size_type heap, int max_height, Fill&& fill) {
+        node* n = create_node(random_height(max_height), capacity, heap);
+        path p;
+        descend([](const node*) { return true; }, p);  // the last node at every level
         ZSET_TRY {
             fill(n->data);
+            adopt_head(p, n);
         } ZSET_CATCH_ALL {
             destroy_node(n);
             ZSET_RETHROW;
         }
-        path p;
-        descend([](const node*) { return true; }, p);  // the last node at every level
         link_after_covering(p, n, size_);
         const size_type added = n->data.size();
         for (int i = 0; i < level_; ++i) {
@@ -354,14 +363,17 @@ public:
 
     size_type memory_usage() const noexcept {
         size_type total = id_capacity_ * sizeof(std::uintptr_t);
+        if (head_ == nullptr) return total;
+        total += links_for(head_height_) * sizeof(link);
         for (node* n = first(); n != head(); n = n->next(0))
-            total += node_bytes(n->height) + n->data.allocated_bytes();
+            total += links_for(n->height) * sizeof(link) + n->data.allocated_bytes();
         return total;
     }
 
     /// Checks links, spans, prev pointers and the id table. Returns false on corruption.
     /// O(n * level); for tests and debugging.
     bool validate() const noexcept {
+        if (head_ == nullptr) return level_ == 0 && size_ == 0 && nodes_ == 0;
         size_type count = 0, node_total = 0;
         const node* prev = head();
         for (const node* n = first(); n != head(); n = n->next(0)) {
@@ -371,10 +383,10 @@ public:
             ++node_total;
             prev = n;
         }
-        if (head_.prev != prev || count != size_ || node_total != nodes_) return false;
+        if (head_->prev != prev || count != size_ || node_total != nodes_) return false;
         if ((level_ == 0) != (nodes_ == 0)) return false;
         for (int i = 0; i < level_; ++i) {
-            for (const node* x = head(); x != nullptr && (x == head() || i > 0 || x != head());) {
+            for (const node* x = head(); x != nullptr;) {
                 const link& l = x->links()[i];
                 const node* target = (l.next == nullptr || l.next == head()) ? head() : l.next;
                 if (target != head() && target->height <= i) return false;
@@ -389,8 +401,8 @@ public:
                 x = target;
             }
         }
-        for (int i = level_; i < max_level; ++i)
-            if (head_.storage[i].next != nullptr && i > 0) return false;
+        for (int i = std::max(level_, 1); i < head_height_; ++i)
+            if (head_->links()[i].next != nullptr) return false;
         return true;
     }
 
@@ -428,27 +440,71 @@ private:
         return sizeof(node) + sizeof(link) * static_cast<size_type>(height);
     }
 
-    bool first_is_head() const noexcept { return head_.storage[0].next == head(); }
+    bool first_is_head() const noexcept { return head_->links()[0].next == head_; }
 
-    void reset_head() noexcept {
-        head_.data = block_type();
-        head_.prev = head();
-        head_.id = 0;
-        head_.height = max_level;
-        head_.storage[0] = link{head(), 0};
-        for (int i = 1; i < max_level; ++i) head_.storage[i] = link{nullptr, 0};
-        level_ = 0;
-        size_ = 0;
-        nodes_ = 0;
+    static constexpr size_type links_for(int height) noexcept {
+        return (node_bytes(height) + sizeof(link) - 1) / sizeof(link);
     }
 
-    int random_height() noexcept {
+    /// Allocates raw node storage with `height` links. Strong guarantee.
+    node* allocate_links(int height) {
+        link_allocator la(alloc_);
+        link* mem = link_traits::allocate(la, links_for(height));
+        node* n = ::new (static_cast<void*>(mem)) node{};
+        n->height = static_cast<std::uint8_t>(height);
+        return n;
+    }
+    void free_links(node* n, int height) noexcept {
+        link_allocator la(alloc_);
+        n->~node();
+        link_traits::deallocate(la, reinterpret_cast<link*>(n), links_for(height));
+    }
+
+    /// Makes the head sentinel tall enough for node n (allocating it on first use) and points
+    /// the search path at the new head. On failure frees n and rethrows: nothing changed.
+    void adopt_head(path& p, node* n) {
+        if (head_ != nullptr && head_height_ >= n->height) return;
+        node* fresh;
+        const int height =
+            head_ == nullptr ? n->height : std::max<int>(n->height, std::min(max_level, head_height_ * 2));
+        ZSET_TRY {
+            fresh = allocate_links(height);
+        } ZSET_CATCH_ALL {
+            destroy_node(n);
+            ZSET_RETHROW;
+        }
+        fresh->data = block_type();
+        fresh->id = 0;
+        for (int i = 0; i < height; ++i) fresh->links()[i] = link{nullptr, size_};
+        if (head_ == nullptr) {
+            fresh->prev = fresh;
+            fresh->links()[0] = link{fresh, 0};
+        } else {
+            for (int i = 0; i < head_height_; ++i) fresh->links()[i] = head_->links()[i];
+            if (nodes_ == 0) {
+                fresh->prev = fresh;
+                fresh->links()[0].next = fresh;
+            } else {
+                fresh->prev = head_->prev;
+                head_->prev->links()[0].next = fresh;
+                head_->links()[0].next->prev = fresh;
+            }
+            for (int i = 0; i < std::max(level_, 1); ++i)  // the levels descend() filled
+                if (p.at[i] == head_) p.at[i] = fresh;
+            free_links(head_, head_height_);
+        }
+        head_ = fresh;
+        head_height_ = height;
+    }
+
+    int random_height(int limit) noexcept {
+        if (limit <= 1) return 1;
         rng_ ^= rng_ << 13;
         rng_ ^= rng_ >> 7;
         rng_ ^= rng_ << 17;
         std::uint64_t r = rng_;
         int h = 1;
-        while ((r & 3) == 0 && h < max_level) {
+        while ((r & 3) == 0 && h < limit) {
             ++h;
             r >>= 2;
         }
@@ -460,19 +516,15 @@ private:
         reserve_id();
         block_type b = block_type::create(alloc_, block_type::grown(capacity),
                                           bytes_layout ? block_type::grown_heap(heap) : 0);
-        link_allocator la(alloc_);
-        const size_type n_links = (node_bytes(height) + sizeof(link) - 1) / sizeof(link);
-        link* mem;
+        node* n;
         ZSET_TRY {
-            mem = link_traits::allocate(la, n_links);
+            n = allocate_links(height);
         } ZSET_CATCH_ALL {
             block_type::destroy(alloc_, b);
             ZSET_RETHROW;
         }
-        node* n = ::new (static_cast<void*>(mem)) node{};
         n->data = b;
         n->prev = nullptr;
-        n->height = static_cast<std::uint8_t>(height);
         for (int i = 0; i < height; ++i) n->links()[i] = link{nullptr, 0};
         n->id = acquire_id(n);
         return n;
@@ -481,11 +533,7 @@ private:
     void destroy_node(node* n) noexcept {
         block_type::destroy(alloc_, n->data);
         release_id(n->id);
-        link_allocator la(alloc_);
-        const size_type n_links = (node_bytes(n->height) + sizeof(link) - 1) / sizeof(link);
-        n->~node();
-        link_traits::deallocate(la, reinterpret_cast<link*>(n), n_links);
-        --nodes_;
+        free_links(n, n->height);
     }
 
     /// Links n (holding no counted elements yet, or `added` elements counted by the caller)
@@ -494,9 +542,9 @@ private:
     void link_after_covering(path& p, node* n, size_type start) noexcept {
         if (n->height > level_) {
             for (int i = level_; i < n->height; ++i) {
-                p.at[i] = head();
+                p.at[i] = head_;
                 p.rank[i] = 0;
-                if (i > 0) head_.storage[i] = link{nullptr, size_};  // level 0 stays circular
+                if (i > 0) head_->links()[i] = link{nullptr, size_};  // level 0 stays circular
             }
             level_ = n->height;
         }
@@ -534,7 +582,7 @@ private:
         free_id_ = id;
     }
     void grow_ids() {
-        const size_type cap = id_capacity_ < 16 ? 16 : id_capacity_ * 2;
+        const size_type cap = id_capacity_ < 4 ? 4 : id_capacity_ * 2;
         if (cap > 0xffffffffu) raise_length_error("zset: too many blocks");
         id_allocator ia(alloc_);
         std::uintptr_t* fresh = id_traits::allocate(ia, cap);
@@ -557,7 +605,8 @@ private:
     }
 
     Allocator alloc_;
-    head_node head_;
+    node* head_ = nullptr;
+    int head_height_ = 0;
     int level_ = 0;
     size_type size_ = 0;
     size_type nodes_ = 0;

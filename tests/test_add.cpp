@@ -1,0 +1,133 @@
+// ZADD semantics: NX / XX / GT / LT / CH, NaN, -0, batch all-or-nothing, flag conflicts.
+#include <zset/zset.hpp>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "zset_catch.hpp"
+
+using zset::add_flags;
+using zset::add_status;
+
+TEST_CASE("add inserts new members and updates scores", "[add]") {
+    zset::sorted_set<> s;
+    REQUIRE(s.add("a", 1) == add_status::added);
+    REQUIRE(s.add("a", 1) == add_status::unchanged);
+    REQUIRE(s.add("a", 2) == add_status::updated);
+    REQUIRE(s.score("a") == 2.0);
+    REQUIRE(s.size() == 1);
+}
+
+TEST_CASE("NX adds only, XX updates only", "[add]") {
+    zset::sorted_set<> s{{"a", 1}};
+    REQUIRE(s.add("a", 5, add_flags::nx) == add_status::skipped);
+    REQUIRE(s.score("a") == 1.0);
+    REQUIRE(s.add("b", 5, add_flags::nx) == add_status::added);
+    REQUIRE(s.add("c", 5, add_flags::xx) == add_status::skipped);
+    REQUIRE_FALSE(s.contains("c"));
+    REQUIRE(s.add("a", 7, add_flags::xx) == add_status::updated);
+    REQUIRE(s.score("a") == 7.0);
+}
+
+TEST_CASE("GT and LT restrict updates but still add new members", "[add]") {
+    zset::sorted_set<> s{{"a", 10}};
+    REQUIRE(s.add("a", 5, add_flags::gt) == add_status::skipped);
+    REQUIRE(s.add("a", 10, add_flags::gt) == add_status::skipped);  // equal is not greater
+    REQUIRE(s.add("a", 11, add_flags::gt) == add_status::updated);
+    REQUIRE(s.add("a", 20, add_flags::lt) == add_status::skipped);
+    REQUIRE(s.add("a", 3, add_flags::lt) == add_status::updated);
+    REQUIRE(s.add("new", 1, add_flags::gt) == add_status::added);
+    REQUIRE(s.add("new2", 1, add_flags::lt) == add_status::added);
+    REQUIRE(s.add("x", 1, add_flags::xx | add_flags::gt) == add_status::skipped);
+    REQUIRE(s.score("a") == 3.0);
+}
+
+TEST_CASE("flag conflicts throw Redis's texts and change nothing", "[add]") {
+    zset::sorted_set<> s{{"a", 1}};
+    REQUIRE_THROWS_WITH(s.add("b", 1, add_flags::nx | add_flags::xx),
+                        "ERR XX and NX options at the same time are not compatible");
+    REQUIRE_THROWS_WITH(s.add("b", 1, add_flags::gt | add_flags::lt),
+                        "ERR GT, LT, and/or NX options at the same time are not compatible");
+    REQUIRE_THROWS_WITH(s.add("b", 1, add_flags::nx | add_flags::gt),
+                        "ERR GT, LT, and/or NX options at the same time are not compatible");
+    REQUIRE_THROWS_AS(s.add("b", 1, add_flags::nx | add_flags::lt), zset::error);
+    REQUIRE(s.size() == 1);
+    REQUIRE_FALSE(s.contains("b"));
+}
+
+TEST_CASE("NaN is never stored; infinities are", "[add]") {
+    zset::sorted_set<> s{{"a", 1}};
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    const double inf = std::numeric_limits<double>::infinity();
+    REQUIRE_THROWS_WITH(s.add("b", nan), "ERR value is not a valid float");
+    REQUIRE_THROWS_AS(s.add("a", nan), zset::error);
+    REQUIRE(s.score("a") == 1.0);
+    REQUIRE(s.add("top", inf) == add_status::added);
+    REQUIRE(s.add("bottom", -inf) == add_status::added);
+    REQUIRE(s.rank("bottom") == 0u);
+    REQUIRE(s.rank("top") == 2u);
+    REQUIRE(s.validate());
+}
+
+TEST_CASE("-0 and +0 are equal scores; changing one to the other is not an update", "[add]") {
+    zset::sorted_set<> s;
+    REQUIRE(s.add("z", -0.0) == add_status::added);
+    REQUIRE(std::signbit(*s.score("z")));  // stored as given, like Redis
+    REQUIRE(s.add("z", 0.0) == add_status::unchanged);
+    REQUIRE(std::signbit(*s.score("z")));
+    s.add("a", 0.0);
+    // equal scores tie-break by member bytes
+    REQUIRE(s.rank("a") == 0u);
+    REQUIRE(s.rank("z") == 1u);
+}
+
+TEST_CASE("ties order by member bytes, unsigned, shorter prefix first", "[add]") {
+    zset::sorted_set<> s;
+    for (const char* m : {"\xff", "ab", "a", "B", ""}) s.add(m, 0);
+    s.add(std::string("a\0", 2), 0);
+    std::vector<std::string> order;
+    for (const auto& e : s) order.emplace_back(e.member);
+    REQUIRE(order == std::vector<std::string>{"", "B", "a", std::string("a\0", 2), "ab", "\xff"});
+}
+
+TEST_CASE("batch add counts added, or added + changed with CH", "[add]") {
+    zset::sorted_set<> s{{"a", 1}, {"b", 2}};
+    std::vector<std::pair<std::string, double>> batch{{"a", 1}, {"b", 3}, {"c", 4}};
+    REQUIRE(s.add(batch.begin(), batch.end()) == 1);
+    zset::sorted_set<> t{{"a", 1}, {"b", 2}};
+    REQUIRE(t.add(batch.begin(), batch.end(), add_flags::ch) == 2);  // b changed, c added
+    // later pairs for the same member see the earlier ones, as in Redis
+    zset::sorted_set<> u;
+    REQUIRE(u.add({{"m", 5}, {"m", 3}}, add_flags::gt) == 1);
+    REQUIRE(u.score("m") == 5.0);
+}
+
+TEST_CASE("batch add is all-or-nothing for invalid input", "[add]") {
+    zset::sorted_set<> s{{"a", 1}};
+    std::vector<std::pair<std::string, double>> batch{
+        {"x", 1}, {"a", 9}, {"y", std::numeric_limits<double>::quiet_NaN()}};
+    REQUIRE_THROWS_WITH(s.add(batch.begin(), batch.end()), "ERR value is not a valid float");
+    REQUIRE(s.size() == 1);
+    REQUIRE(s.score("a") == 1.0);
+    REQUIRE_THROWS_AS(s.add(batch.begin(), batch.begin() + 2, add_flags::nx | add_flags::xx),
+                      zset::error);
+    REQUIRE(s.size() == 1);
+}
+
+TEST_CASE("members may be any bytes, including NUL and 0xFF, and long", "[add]") {
+    zset::sorted_set<> s;
+    const std::string nul("a\0b\0", 4);
+    const std::string big(1 << 20, '\xff');
+    s.add(nul, 1);
+    s.add(big, 2);
+    s.add("", 3);
+    REQUIRE(s.score(nul) == 1.0);
+    REQUIRE(s.score(std::string_view("a\0b", 3)) == std::nullopt);
+    REQUIRE(s.score(big) == 2.0);
+    REQUIRE(s.score("") == 3.0);
+    REQUIRE(s.encoding() == zset::encoding::skiplist);  // a 1 MiB member is over the 64-byte limit
+    REQUIRE(s.validate());
+}

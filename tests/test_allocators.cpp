@@ -1,0 +1,150 @@
+// Allocator awareness: std::pmr, and a stateful allocator's propagation on copy, move, swap.
+#include <zset/zset.hpp>
+
+#include <cstddef>
+#include <memory_resource>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "zset_catch.hpp"
+
+namespace {
+
+struct arena_stats {
+    std::size_t live_bytes = 0;
+    std::size_t allocations = 0;
+};
+
+/// An allocator with state (which arena it draws from); propagation is a template parameter.
+template <class T, bool Propagate>
+struct tracking_allocator {
+    using value_type = T;
+    using propagate_on_container_copy_assignment = std::bool_constant<Propagate>;
+    using propagate_on_container_move_assignment = std::bool_constant<Propagate>;
+    using propagate_on_container_swap = std::bool_constant<Propagate>;
+    using is_always_equal = std::false_type;
+    template <class U>
+    struct rebind {
+        using other = tracking_allocator<U, Propagate>;
+    };
+
+    arena_stats* arena;
+    explicit tracking_allocator(arena_stats* a) noexcept : arena(a) {}
+    template <class U>
+    tracking_allocator(const tracking_allocator<U, Propagate>& o) noexcept : arena(o.arena) {}
+
+    T* allocate(std::size_t n) {
+        arena->live_bytes += n * sizeof(T);
+        ++arena->allocations;
+        return static_cast<T*>(::operator new(n * sizeof(T)));
+    }
+    void deallocate(T* p, std::size_t n) noexcept {
+        arena->live_bytes -= n * sizeof(T);
+        ::operator delete(p);
+    }
+    tracking_allocator select_on_container_copy_construction() const { return *this; }
+    template <class U>
+    bool operator==(const tracking_allocator<U, Propagate>& o) const noexcept { return arena == o.arena; }
+    template <class U>
+    bool operator!=(const tracking_allocator<U, Propagate>& o) const noexcept { return arena != o.arena; }
+};
+
+template <bool Propagate>
+using tracked_set = zset::sorted_set<std::string, double, zset::hash<std::string>, std::equal_to<>,
+                                     std::less<>, tracking_allocator<std::string, Propagate>>;
+
+template <bool Propagate>
+void fill(tracked_set<Propagate>& s, int n) {
+    for (int i = 0; i < n; ++i) s.add("m" + std::to_string(i), i);
+}
+
+}  // namespace
+
+TEST_CASE("every byte comes from, and returns to, the set's allocator", "[allocators]") {
+    arena_stats arena;
+    {
+        tracked_set<true> s(zset::options{}, tracking_allocator<std::string, true>(&arena));
+        fill(s, 5000);
+        REQUIRE(arena.live_bytes > 0);
+        REQUIRE(arena.live_bytes + sizeof(s) == s.memory_usage());
+        for (int i = 0; i < 5000; i += 2) s.erase("m" + std::to_string(i));
+        s.shrink_to_fit();
+        REQUIRE(arena.live_bytes + sizeof(s) == s.memory_usage());
+    }
+    REQUIRE(arena.live_bytes == 0);
+}
+
+TEST_CASE("propagating allocator: copy-assign, move-assign and swap take the other's", "[allocators]") {
+    arena_stats a, b;
+    using alloc = tracking_allocator<std::string, true>;
+    {
+        tracked_set<true> x(zset::options{}, alloc(&a)), y(zset::options{}, alloc(&b));
+        fill(x, 300);
+        fill(y, 10);
+        y = x;  // propagates: y now draws from arena a
+        REQUIRE(y.get_allocator().arena == &a);
+        REQUIRE(b.live_bytes == 0);
+        REQUIRE(y == x);
+        tracked_set<true> z(zset::options{}, alloc(&b));
+        fill(z, 50);
+        x.swap(z);
+        REQUIRE(x.get_allocator().arena == &b);
+        REQUIRE(z.get_allocator().arena == &a);
+        REQUIRE(x.size() == 50);
+        z = std::move(x);
+        REQUIRE(z.get_allocator().arena == &b);
+        REQUIRE(z.size() == 50);
+        tracked_set<true> copy(z);  // select_on_container_copy_construction keeps the arena
+        REQUIRE(copy.get_allocator().arena == &b);
+    }
+    REQUIRE(a.live_bytes == 0);
+    REQUIRE(b.live_bytes == 0);
+}
+
+TEST_CASE("non-propagating allocator: assignment copies into its own arena", "[allocators]") {
+    arena_stats a, b;
+    using alloc = tracking_allocator<std::string, false>;
+    {
+        tracked_set<false> x(zset::options{}, alloc(&a)), y(zset::options{}, alloc(&b));
+        fill(x, 300);
+        const std::size_t a_bytes = a.live_bytes;
+        y = x;
+        REQUIRE(y.get_allocator().arena == &b);
+        REQUIRE(y == x);
+        REQUIRE(b.live_bytes > 0);
+        y = std::move(x);  // unequal allocators: element-wise, x's memory stays in arena a
+        REQUIRE(y.get_allocator().arena == &b);
+        REQUIRE(y.size() == 300);
+        REQUIRE(a.live_bytes <= a_bytes);
+        tracked_set<false> moved(std::move(y));  // move construction takes the allocator along
+        REQUIRE(moved.get_allocator().arena == &b);
+        REQUIRE(moved.size() == 300);
+    }
+    REQUIRE(a.live_bytes == 0);
+    REQUIRE(b.live_bytes == 0);
+}
+
+TEST_CASE("zset::pmr::sorted_set draws from a monotonic buffer", "[allocators]") {
+    std::vector<std::byte> buffer(1 << 20);
+    std::pmr::monotonic_buffer_resource arena(buffer.data(), buffer.size(),
+                                              std::pmr::null_memory_resource());
+    zset::pmr::sorted_set<> s(zset::options{}, &arena);
+    for (int i = 0; i < 200; ++i) s.add("member:" + std::to_string(i), i);
+    REQUIRE(s.encoding() == zset::encoding::skiplist);
+    REQUIRE(s.rank("member:150") == 150u);
+    REQUIRE(s.get_allocator().resource() == &arena);
+    REQUIRE(s.validate());
+    // the arena is bounded: exhausting it throws bad_alloc and leaves the set intact
+    bool exhausted = false;
+    for (int i = 0; i < 100000 && !exhausted; ++i) {
+        try {
+            s.add("overflow:" + std::to_string(i), -i);
+        } catch (const std::bad_alloc&) {
+            exhausted = true;
+        }
+    }
+    REQUIRE(exhausted);
+    REQUIRE(s.validate());
+    REQUIRE(s.rank("member:150").has_value());
+}

@@ -1,0 +1,88 @@
+// STL side: iterators, nth, find, copy / move / swap, ==, memory_usage, generic members.
+#include <zset/zset.hpp>
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <string>
+#include <vector>
+
+#include "zset_catch.hpp"
+
+TEST_CASE("iterators walk both ways in (score, member) order", "[container]") {
+    zset::sorted_set<> s;
+    for (int i = 0; i < 1000; ++i) s.add("m" + std::to_string(i), (i * 37) % 101);
+    REQUIRE(static_cast<std::size_t>(std::distance(s.begin(), s.end())) == s.size());
+    auto it = s.end();
+    std::size_t steps = 0;
+    while (it != s.begin()) {
+        --it;
+        ++steps;
+    }
+    REQUIRE(steps == 1000);
+    REQUIRE(std::is_sorted(s.begin(), s.end(), [](const auto& a, const auto& b) {
+        return a.score < b.score || (a.score == b.score && a.member < b.member);
+    }));
+    std::vector<std::string> fwd, rev;
+    for (const auto& e : s) fwd.emplace_back(e.member);
+    for (auto r = s.rbegin(); r != s.rend(); ++r) rev.emplace_back(r->member);
+    std::reverse(rev.begin(), rev.end());
+    REQUIRE(fwd == rev);
+    REQUIRE(s.nth(0) == s.begin());
+    REQUIRE(s.nth(1000) == s.end());
+    REQUIRE(std::next(s.nth(998)) == std::prev(s.end()));
+    REQUIRE((*s.find(fwd[500])).member == fwd[500]);
+    REQUIRE(s.find("missing") == s.end());
+}
+
+TEST_CASE("copies are deep and equal; moves leave the source empty", "[container]") {
+    zset::sorted_set<> s;
+    for (int i = 0; i < 500; ++i) s.add("m" + std::to_string(i), i);
+    zset::sorted_set<> c = s;
+    REQUIRE(c == s);
+    c.add("m0", -1);
+    REQUIRE(c != s);
+    REQUIRE(s.score("m0") == 0.0);
+    zset::sorted_set<> m = std::move(c);
+    REQUIRE(m.size() == 500);
+    REQUIRE(m.validate());
+    zset::sorted_set<> small{{"a", 1}};
+    small = s;
+    REQUIRE(small == s);
+    small = std::move(m);
+    REQUIRE(small.score("m0") == -1.0);
+    swap(small, s);
+    REQUIRE(s.score("m0") == -1.0);
+    REQUIRE(small.score("m0") == 0.0);
+    REQUIRE(s.validate());
+    REQUIRE(small.validate());
+    s.clear();
+    REQUIRE(s.empty());
+    REQUIRE(s.begin() == s.end());
+    REQUIRE(s.encoding() == zset::encoding::listpack);
+}
+
+TEST_CASE("integer members with integral scores", "[container]") {
+    zset::sorted_set<std::int64_t, std::int64_t> s;
+    for (std::int64_t i = 0; i < 1000; ++i) s.add(i, -i);
+    REQUIRE(s.rank(999) == 0u);
+    REQUIRE(s.score(5) == -5);
+    REQUIRE(s.count({zset::score_bound<std::int64_t>::inclusive(-10),
+                     zset::score_bound<std::int64_t>::highest()}) == 11);
+    REQUIRE(s.encoding() == zset::encoding::skiplist);
+    REQUIRE(s.validate());
+    const auto top = s.pop_max(2);
+    REQUIRE(top[0].first == 0);
+    REQUIRE(top[1].first == 1);
+}
+
+TEST_CASE("memory_usage grows with the set and is compact", "[container]") {
+    zset::sorted_set<> s;
+    const auto empty = s.memory_usage();
+    REQUIRE(empty == sizeof(s));
+    for (int i = 0; i < 100000; ++i) s.add("member:" + std::to_string(i), i * 0.5);
+    const double per = static_cast<double>(s.memory_usage() - empty) / 100000.0;
+    CAPTURE(per);
+    REQUIRE(per > 20.0);  // at least the member, score and length
+    REQUIRE(per < 48.0);
+}

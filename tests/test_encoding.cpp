@@ -1,0 +1,88 @@
+// listpack <-> skiplist conversion rules (Redis's zset-max-listpack-entries / -value).
+#include <zset/zset.hpp>
+
+#include <string>
+
+#include "zset_catch.hpp"
+
+using zset::encoding;
+
+TEST_CASE("converts when an add would exceed the entry limit", "[encoding]") {
+    zset::sorted_set<> s;  // defaults: 128 entries, 64 bytes
+    for (int i = 0; i < 128; ++i) s.add("m" + std::to_string(i), i);
+    REQUIRE(s.encoding() == encoding::listpack);
+    s.add("m0", 1000);  // updates never convert
+    REQUIRE(s.encoding() == encoding::listpack);
+    s.add("m128", 1);
+    REQUIRE(s.encoding() == encoding::skiplist);
+    REQUIRE(s.size() == 129);
+    REQUIRE(s.validate());
+    s.erase("m128");  // erasing never converts back
+    REQUIRE(s.encoding() == encoding::skiplist);
+}
+
+TEST_CASE("converts when a member is longer than the value limit", "[encoding]") {
+    zset::sorted_set<> s;
+    s.add(std::string(64, 'x'), 1);
+    REQUIRE(s.encoding() == encoding::listpack);  // 64 bytes is not more than 64
+    s.add(std::string(65, 'y'), 2);
+    REQUIRE(s.encoding() == encoding::skiplist);
+    REQUIRE(s.size() == 2);
+}
+
+TEST_CASE("thresholds are runtime options, including 0", "[encoding]") {
+    zset::sorted_set<> never(zset::options{0, 64});
+    never.add("a", 1);
+    REQUIRE(never.encoding() == encoding::skiplist);
+    zset::sorted_set<> one(zset::options{1, 64});
+    one.add("a", 1);
+    REQUIRE(one.encoding() == encoding::listpack);
+    one.add("b", 1);
+    REQUIRE(one.encoding() == encoding::skiplist);
+    zset::sorted_set<> short_values(zset::options{128, 0});
+    short_values.add("", 1);  // an empty member is not longer than 0
+    REQUIRE(short_values.encoding() == encoding::listpack);
+    short_values.add("x", 1);
+    REQUIRE(short_values.encoding() == encoding::skiplist);
+    REQUIRE(short_values.get_options().max_listpack_value == 0);
+}
+
+TEST_CASE("shrink_to_fit converts back when the set fits again", "[encoding]") {
+    zset::sorted_set<> s;
+    for (int i = 0; i < 500; ++i) s.add("m" + std::to_string(i), i);
+    s.shrink_to_fit();
+    REQUIRE(s.encoding() == encoding::skiplist);  // still too large
+    s.erase_range_by_rank(100, -1);
+    REQUIRE(s.size() == 100);
+    REQUIRE(s.encoding() == encoding::skiplist);
+    const auto before = s.memory_usage();
+    s.shrink_to_fit();
+    REQUIRE(s.encoding() == encoding::listpack);
+    REQUIRE(s.memory_usage() < before);
+    REQUIRE(s.rank("m99") == 99u);
+    REQUIRE(s.validate());
+}
+
+TEST_CASE("listpack mode is compact", "[encoding]") {
+    zset::sorted_set<> s;
+    for (int i = 0; i < 100; ++i) s.add("member:" + std::to_string(i), i * 1.5);
+    REQUIRE(s.encoding() == encoding::listpack);
+    // score + fingerprint + length byte + the member bytes, plus small fixed overheads
+    const double per_element = static_cast<double>(s.memory_usage()) / 100.0;
+    CAPTURE(per_element);
+    REQUIRE(per_element < 24.0);
+}
+
+TEST_CASE("set operation results take the smallest encoding that fits", "[encoding]") {
+    zset::sorted_set<> big(zset::options{0, 64});
+    big.add("a", 1);
+    big.add("b", 2);
+    REQUIRE(big.encoding() == encoding::skiplist);
+    const std::vector<const zset::sorted_set<>*> in{&big};
+    const auto u = zset::set_union<zset::sorted_set<>>(in);
+    REQUIRE(u.encoding() == encoding::skiplist);  // threshold 0 never fits
+    zset::sorted_set<> normal{{"a", 1}, {"b", 2}};
+    zset::sorted_set<> copy(normal);
+    const std::vector<const zset::sorted_set<>*> in2{&normal};
+    REQUIRE(zset::set_union<zset::sorted_set<>>(in2).encoding() == encoding::listpack);
+}

@@ -1,0 +1,103 @@
+// ZRANGE by rank / score / lex, their REV forms, LIMIT, ZCOUNT, ZLEXCOUNT.
+#include <zset/zset.hpp>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "zset_catch.hpp"
+
+namespace {
+using bound = zset::score_bound<double>;
+using lex = zset::lex_bound<std::string_view>;
+
+template <class Range>
+std::vector<std::string> members(const Range& r) {
+    std::vector<std::string> out;
+    for (const auto& e : r) out.emplace_back(e.member);
+    return out;
+}
+using names = std::vector<std::string>;
+
+zset::sorted_set<> abcde() { return {{"a", 1}, {"b", 2}, {"c", 3}, {"d", 4}, {"e", 5}}; }
+}  // namespace
+
+TEST_CASE("rank ranges follow Redis's index rules", "[ranges]") {
+    const auto s = abcde();
+    REQUIRE(members(s.range_by_rank(0, -1)) == names{"a", "b", "c", "d", "e"});
+    REQUIRE(members(s.range_by_rank(1, 2)) == names{"b", "c"});
+    REQUIRE(members(s.range_by_rank(-2, -1)) == names{"d", "e"});
+    REQUIRE(members(s.range_by_rank(-100, 1)) == names{"a", "b"});  // start clamps to 0
+    REQUIRE(members(s.range_by_rank(3, 100)) == names{"d", "e"});    // stop clips
+    REQUIRE(s.range_by_rank(3, 2).empty());                          // start > stop
+    REQUIRE(s.range_by_rank(5, 10).empty());                         // start >= size
+    REQUIRE(s.range_by_rank(-100, -50).empty());
+    REQUIRE(members(s.rev_range_by_rank(0, 1)) == names{"e", "d"});
+    REQUIRE(members(s.rev_range_by_rank(-1, -1)) == names{"a"});
+    REQUIRE(s.range_by_rank(1, 3).size() == 3);
+    const auto huge = std::numeric_limits<long long>::max();
+    REQUIRE(members(s.range_by_rank(4, huge)) == names{"e"});
+    REQUIRE(s.range_by_rank(std::numeric_limits<long long>::min(), -6).empty());
+}
+
+TEST_CASE("score ranges: inclusive, exclusive, infinite ends", "[ranges]") {
+    const auto s = abcde();
+    REQUIRE(members(s.range_by_score({bound::inclusive(2), bound::inclusive(4)})) == names{"b", "c", "d"});
+    REQUIRE(members(s.range_by_score({bound::exclusive_of(2), bound::inclusive(4)})) == names{"c", "d"});
+    REQUIRE(members(s.range_by_score({bound::inclusive(2), bound::exclusive_of(4)})) == names{"b", "c"});
+    REQUIRE(members(s.range_by_score({bound::lowest(), bound::inclusive(1)})) == names{"a"});
+    REQUIRE(members(s.range_by_score({bound::exclusive_of(4), bound::highest()})) == names{"e"});
+    REQUIRE(s.range_by_score({bound::inclusive(3), bound::exclusive_of(3)}).empty());
+    REQUIRE(s.range_by_score({bound::inclusive(4), bound::inclusive(2)}).empty());  // min > max
+    REQUIRE(s.count({bound::inclusive(2), bound::inclusive(4)}) == 3);
+    REQUIRE(s.count(zset::score_range<double>::all()) == 5);
+    REQUIRE(s.count({bound::exclusive_of(5), bound::highest()}) == 0);
+}
+
+TEST_CASE("LIMIT offset count", "[ranges]") {
+    const auto s = abcde();
+    const auto all = zset::score_range<double>::all();
+    REQUIRE(members(s.range_by_score(all, {1, 2})) == names{"b", "c"});
+    REQUIRE(members(s.range_by_score(all, {3, -1})) == names{"d", "e"});  // negative count: all
+    REQUIRE(s.range_by_score(all, {-1, 2}).empty());                        // negative offset: none
+    REQUIRE(s.range_by_score(all, {10, 2}).empty());
+    REQUIRE(s.range_by_score(all, {0, 0}).empty());
+    // REV: the offset counts from the top
+    REQUIRE(members(s.rev_range_by_score(all, {1, 2})) == names{"d", "c"});
+    REQUIRE(members(s.rev_range_by_score({bound::inclusive(2), bound::inclusive(4)}, {0, 10})) ==
+            names{"d", "c", "b"});
+}
+
+TEST_CASE("lex ranges over equal scores", "[ranges]") {
+    zset::sorted_set<> s;
+    for (const char* m : {"a", "b", "c", "d", "e", "f", "g"}) s.add(m, 0);
+    REQUIRE(members(s.range_by_lex({lex::minus_infinity(), lex::inclusive("c")})) == names{"a", "b", "c"});
+    REQUIRE(members(s.range_by_lex({lex::minus_infinity(), lex::exclusive("c")})) == names{"a", "b"});
+    REQUIRE(members(s.range_by_lex({lex::exclusive("aaa"), lex::exclusive("g")})) ==
+            names{"b", "c", "d", "e", "f"});
+    REQUIRE(members(s.range_by_lex({lex::inclusive("f"), lex::plus_infinity()})) == names{"f", "g"});
+    REQUIRE(s.range_by_lex({lex::plus_infinity(), lex::minus_infinity()}).empty());
+    REQUIRE(s.range_by_lex({lex::plus_infinity(), lex::plus_infinity()}).empty());
+    REQUIRE(s.lex_count({lex::minus_infinity(), lex::plus_infinity()}) == 7);
+    REQUIRE(s.lex_count({lex::inclusive("b"), lex::inclusive("b")}) == 1);
+    REQUIRE(s.lex_count({lex::exclusive("b"), lex::inclusive("b")}) == 0);
+    REQUIRE(members(s.rev_range_by_lex({lex::inclusive("b"), lex::inclusive("e")}, {1, 2})) ==
+            names{"d", "c"});
+    REQUIRE(members(s.range_by_lex({lex::minus_infinity(), lex::plus_infinity()}, {5, 10})) ==
+            names{"f", "g"});
+}
+
+TEST_CASE("ranges span many blocks in skiplist mode", "[ranges]") {
+    zset::sorted_set<> s;
+    for (int i = 0; i < 5000; ++i) s.add("m" + std::to_string(i), i);
+    REQUIRE(s.encoding() == zset::encoding::skiplist);
+    const auto r = s.range_by_score({bound::inclusive(1000), bound::inclusive(3999)});
+    REQUIRE(r.size() == 3000);
+    double expect = 1000;
+    for (const auto& e : r) REQUIRE(e.score == expect++);
+    REQUIRE(expect == 4000);
+    const auto rr = s.rev_range_by_rank(0, 9);
+    expect = 4999;
+    for (const auto& e : rr) REQUIRE(e.score == expect--);
+    REQUIRE(s.count({bound::exclusive_of(10), bound::exclusive_of(20)}) == 9);
+}

@@ -1,0 +1,75 @@
+// ZUNION / ZINTER / ZDIFF / ZINTERCARD.
+#include <zset/zset.hpp>
+
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "zset_catch.hpp"
+
+namespace {
+using set = zset::sorted_set<>;
+using inputs = std::vector<const set*>;
+std::vector<std::pair<std::string, double>> items(const set& s) {
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& e : s) out.emplace_back(std::string(e.member), e.score);
+    return out;
+}
+using list = std::vector<std::pair<std::string, double>>;
+}  // namespace
+
+TEST_CASE("union sums by default and honours weights and aggregate", "[set_ops]") {
+    const set a{{"x", 1}, {"y", 2}};
+    const set b{{"y", 10}, {"z", 3}};
+    REQUIRE(items(zset::set_union<set>(inputs{&a, &b})) == list{{"x", 1}, {"z", 3}, {"y", 12}});
+    REQUIRE(items(zset::set_union<set>(inputs{&a, &b}, {2, 1})) == list{{"x", 2}, {"z", 3}, {"y", 14}});
+    REQUIRE(items(zset::set_union<set>(inputs{&a, &b}, {}, zset::aggregate::min)) ==
+            list{{"x", 1}, {"y", 2}, {"z", 3}});
+    REQUIRE(items(zset::set_union<set>(inputs{&a, &b}, {}, zset::aggregate::max)) ==
+            list{{"x", 1}, {"z", 3}, {"y", 10}});
+    REQUIRE(items(zset::set_union<set>(inputs{&a, nullptr})) == items(a));  // missing key = empty
+    REQUIRE_THROWS_WITH(zset::set_union<set>(inputs{&a, &b}, {1}), "ERR syntax error");
+}
+
+TEST_CASE("intersection keeps members in every input", "[set_ops]") {
+    const set a{{"x", 1}, {"y", 2}, {"w", 0}};
+    const set b{{"y", 10}, {"z", 3}, {"w", 5}};
+    REQUIRE(items(zset::set_intersection<set>(inputs{&a, &b})) == list{{"w", 5}, {"y", 12}});
+    REQUIRE(items(zset::set_intersection<set>(inputs{&a, &b}, {1, 0})) == list{{"w", 0}, {"y", 2}});
+    REQUIRE(zset::set_intersection<set>(inputs{&a, nullptr}).empty());
+    REQUIRE(zset::intersection_cardinality<set>(inputs{&a, &b}) == 2);
+    REQUIRE(zset::intersection_cardinality<set>(inputs{&a, &b}, 1) == 1);
+    REQUIRE(zset::intersection_cardinality<set>(inputs{&a, &b}, 0) == 2);
+}
+
+TEST_CASE("difference keeps the first set's members found nowhere else", "[set_ops]") {
+    const set a{{"x", 1}, {"y", 2}, {"z", 3}};
+    const set b{{"y", 10}};
+    const set c{{"z", 0}};
+    REQUIRE(items(zset::set_difference<set>(inputs{&a, &b, &c})) == list{{"x", 1}});
+    REQUIRE(items(zset::set_difference<set>(inputs{&a, nullptr})) == items(a));
+    REQUIRE(zset::set_difference<set>(inputs{nullptr, &a}).empty());
+}
+
+TEST_CASE("NaN products become 0 and inf + -inf sums to 0, as Redis", "[set_ops]") {
+    const double inf = std::numeric_limits<double>::infinity();
+    const set a{{"p", inf}, {"q", 0}};
+    const set b{{"p", -inf}, {"q", 1}};
+    REQUIRE(items(zset::set_union<set>(inputs{&a, &b})) == list{{"p", 0}, {"q", 1}});
+    // weight 0 times inf is NaN -> 0
+    REQUIRE(items(zset::set_union<set>(inputs{&a}, {0})) == list{{"p", 0}, {"q", 0}});
+}
+
+TEST_CASE("set operations over large inputs", "[set_ops]") {
+    set a, b;
+    for (int i = 0; i < 3000; ++i) a.add("m" + std::to_string(i), i);
+    for (int i = 1500; i < 4500; ++i) b.add("m" + std::to_string(i), 1);
+    const auto u = zset::set_union<set>(inputs{&a, &b});
+    REQUIRE(u.size() == 4500);
+    REQUIRE(u.validate());
+    REQUIRE(u.score("m2000") == 2001.0);
+    const auto in = zset::set_intersection<set>(inputs{&a, &b});
+    REQUIRE(in.size() == 1500);
+    REQUIRE(in.validate());
+    REQUIRE(zset::set_difference<set>(inputs{&a, &b}).size() == 1500);
+}

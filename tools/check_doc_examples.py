@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Compiles and runs every example in the zset documentation.
+
+An example is a fenced block that opens with exactly ```cpp (signatures use ```c++ and are
+not compiled). A block containing `int main(` is compiled as it is; any other block becomes the
+body of main() after the includes in PRELUDE. Examples check themselves with assert(), so they
+are built with assertions enabled and must exit with status 0.
+
+    tools/check_doc_examples.py [--cxx g++] [--docs docs] [--include include] [-v]
+
+Exit status: 0 when every example builds warning-free and runs successfully, 1 otherwise.
+"""
+import argparse
+import os
+import pathlib
+import re
+import subprocess
+import sys
+import tempfile
+
+PRELUDE = """#include <zset/zset.hpp>
+
+#include <array>
+#include <cassert>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <iterator>
+#include <memory_resource>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+int main() {
+"""
+
+FLAGS = ["-std=c++17", "-Wall", "-Wextra", "-Wpedantic", "-Wconversion", "-Wshadow", "-Werror",
+         "-UNDEBUG", "-O0"]
+
+FENCE = re.compile(r"^```cpp[ \t]*\n(.*?)^```[ \t]*$", re.S | re.M)
+
+
+def examples(doc):
+    text = doc.read_text(encoding="utf-8")
+    for m in FENCE.finditer(text):
+        line = text.count("\n", 0, m.start()) + 1
+        yield line, m.group(1)
+
+
+def program(body):
+    if "int main(" in body:
+        return body
+    indented = "".join("    " + l if l.strip() else l for l in body.splitlines(True))
+    return PRELUDE + indented + "    return 0;\n}\n"
+
+
+def main():
+    root = pathlib.Path(__file__).resolve().parent.parent
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
+    ap.add_argument("--docs", default=str(root / "docs"))
+    ap.add_argument("--include", default=str(root / "include"))
+    ap.add_argument("-v", "--verbose", action="store_true")
+    args = ap.parse_args()
+
+    failures = total = 0
+    with tempfile.TemporaryDirectory(prefix="zset-doc-") as tmp:
+        for doc in sorted(pathlib.Path(args.docs).rglob("*.md")):
+            for line, body in examples(doc):
+                total += 1
+                where = "%s:%d" % (doc.relative_to(pathlib.Path(args.docs).parent), line)
+                src = pathlib.Path(tmp) / "example.cpp"
+                exe = pathlib.Path(tmp) / "example"
+                src.write_text(program(body), encoding="utf-8")
+                build = subprocess.run([args.cxx] + FLAGS + ["-I", args.include, str(src), "-o",
+                                                             str(exe)],
+                                       capture_output=True, text=True)
+                if build.returncode != 0:
+                    failures += 1
+                    print("FAIL (build) %s\n%s" % (where, build.stderr))
+                    continue
+                run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+                if run.returncode != 0:
+                    failures += 1
+                    print("FAIL (run, exit %d) %s\n%s%s" % (run.returncode, where, run.stdout,
+                                                             run.stderr))
+                    continue
+                if args.verbose:
+                    print("ok   %s" % where)
+    print("%d of %d documentation examples passed" % (total - failures, total))
+    return 1 if failures or total == 0 else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
