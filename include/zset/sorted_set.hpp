@@ -37,6 +37,7 @@
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -309,22 +310,20 @@ public:
         return add_checked(member, score, flags);
     }
 
-    /// ZADD with many pairs (each a std::pair<key_view-like, Score>), applied in order.
-    /// All-or-nothing for invalid input: every score and the flags are checked first.
-    /// O(k log n). \returns the number of added members, or added + updated with add_flags::ch.
-    /// Exception guarantee: strong for invalid input; if allocation fails part-way, the pairs
-    /// before the failing one stay applied (basic guarantee).
-    template <class InputIt, if_iterator<InputIt> = 0>
-    size_type add(InputIt first, InputIt last, add_flags flags = add_flags::none) {
+    /// ZADD with many pairs (each a std::pair<member-like, Score>), applied in order, as Redis
+    /// applies them (a later pair for the same member sees the earlier ones). O(k log n).
+    /// \returns the number of added members, or added + updated with add_flags::ch.
+    /// \throws zset::error for NaN scores or incompatible flags; std::bad_alloc.
+    /// Strong guarantee, also when allocation fails part-way: the batch is planned first,
+    /// new elements are inserted next to the old ones, and only a final step that cannot fail
+    /// removes the replaced elements.
+    template <class ForwardIt, if_iterator<ForwardIt> = 0>
+    size_type add(ForwardIt first, ForwardIt last, add_flags flags = add_flags::none) {
         check_flags(flags);
-        for (InputIt it = first; it != last; ++it) check_score(static_cast<Score>(it->second));
-        size_type counted = 0;
-        for (; first != last; ++first) {
-            const add_status st =
-                add_checked(key_view(first->first), static_cast<Score>(first->second), flags);
-            if (st == add_status::added || (st == add_status::updated && has(flags, add_flags::ch)))
-                ++counted;
-        }
+        for (ForwardIt it = first; it != last; ++it) check_score(static_cast<Score>(it->second));
+        batch b;
+        const size_type counted = b.plan(*this, first, last, flags);
+        apply_batch(b);
         return counted;
     }
     size_type add(std::initializer_list<std::pair<key_value, Score>> items,
@@ -790,10 +789,13 @@ private:
         auto where = list_.locate(p);
         if (where.target) where.index = where.target->data.lower_bound(s, k.member, less_);
         return list_.insert(p, where, s, k.member, fingerprint_of(k.hash), limit_entries(),
-                            limit_bytes(), max_height(), [this](key_view m, const node* from, const node* to) {
-                                if (skiplist_mode_)
-                                    index_.replace(index_type::tag_of(hash_value(m)), from->id,
-                                                   to->id);
+                            limit_bytes(), max_height(),
+                            [this](key_view m, Score moved_score, const node* from, const node* to) {
+                                if (!skiplist_mode_) return;
+                                // a batch's new copy of an updated member has no index entry yet
+                                if (transit_ != nullptr && transit_->is_new_copy(m, moved_score))
+                                    return;
+                                index_.replace(index_type::tag_of(hash_value(m)), from->id, to->id);
                             });
     }
 
@@ -843,25 +845,185 @@ private:
         const probe moved_probe{key_view(owned_member), k.hash};
         const Score old_score = b.score(i);
         const auto placed = insert_element(moved_probe, s);
-        const std::uint8_t fp = fingerprint_of(k.hash);
-        const node* old_node = nullptr;
-        size_type old_index = 0;
-        if (skiplist_mode_) {
-            index_.find(index_type::tag_of(k.hash), [&](std::uint32_t cand) {
-                const node* n = list_.by_id(cand);
-                const size_type j = n->data.find_exact(moved_probe.member, old_score, fp, eq_);
-                if (j == block_type::npos) return false;
-                old_node = n;
-                old_index = j;
-                return true;
-            });
-        } else {
-            old_node = list_.first();
-            old_index = old_node->data.find_exact(moved_probe.member, old_score, fp, eq_);
-        }
+        const position old_pos = find_copy(moved_probe.member, k.hash, old_score);
+        const node* old_node = old_pos.n;
+        const size_type old_index = old_pos.i;
         const std::uint32_t old_id = old_node->id;
         erase_in_list(old_node, old_index, old_index + 1);
         if (skiplist_mode_) index_.replace(index_type::tag_of(k.hash), old_id, placed.first->id);
+    }
+
+    /// A planned batch add: what each distinct member ends up as.
+    struct batch {
+        struct change {
+            Member member;
+            std::uint64_t hash;
+            std::optional<Score> before;  // score before the batch
+            std::optional<Score> after;   // score after every pair for this member
+        };
+        std::vector<change> changes;
+        std::unordered_map<key_value, size_type, Hash, KeyEqual> slot_of;
+
+        /// Simulates the pairs member by member (flags only ever look at the member's own
+        /// score). Returns ZADD's reply. Allocates; changes nothing in the set.
+        template <class ForwardIt>
+        size_type plan(const sorted_set& s, ForwardIt first, ForwardIt last, add_flags flags) {
+            changes.reserve(static_cast<size_type>(std::distance(first, last)));  // keys stay put
+            size_type counted = 0;
+            for (; first != last; ++first) {
+                const key_view m = key_view(first->first);
+                const Score score = static_cast<Score>(first->second);
+                auto found = slot_of.find(key_value(m));
+                if (found == slot_of.end()) {
+                    const std::uint64_t h = s.hash_value(m);
+                    const position pos = s.locate(probe{m, h});
+                    std::optional<Score> cur;
+                    if (pos.n) cur = pos.n->data.score(pos.i);
+                    changes.push_back(change{Member(m), h, cur, cur});
+                    found = slot_of.emplace(key_value(key_view(changes.back().member)),
+                                            changes.size() - 1).first;
+                }
+                std::optional<Score>& after = changes[found->second].after;
+                if (!after) {
+                    if (has(flags, add_flags::xx)) continue;
+                    after = score;
+                    ++counted;
+                    continue;
+                }
+                if (has(flags, add_flags::nx)) continue;
+                if ((has(flags, add_flags::lt) && !(score < *after)) ||
+                    (has(flags, add_flags::gt) && !(score > *after)) || score == *after)
+                    continue;
+                after = score;
+                if (has(flags, add_flags::ch)) ++counted;
+            }
+            return counted;
+        }
+        static bool adds(const change& c) noexcept { return !c.before && c.after; }
+        static bool moves(const change& c) noexcept {
+            return c.before && c.after && !(*c.before == *c.after);
+        }
+        /// Is (m, s) the new copy of a member this batch updates?
+        bool is_new_copy(key_view m, Score s) const {
+            const auto it = slot_of.find(key_value(m));
+            return it != slot_of.end() && moves(changes[it->second]) &&
+                   *changes[it->second].after == s;
+        }
+    };
+
+    void apply_batch(batch& b) {
+        size_type added = 0, longest = 0;
+        for (const auto& c : b.changes)
+            if (batch::adds(c)) {
+                ++added;
+                longest = std::max(longest, detail::member_size<Member>(key_view(c.member)));
+            }
+        // Convert first if the batch will need it (sizes only grow during a batch add, so this
+        // is exactly when applying the pairs one by one would). The old listpack is kept in
+        // `previous` until the batch has succeeded.
+        sorted_set previous(opts_, get_allocator());
+        bool converted_now = false;
+        if (!skiplist_mode_ && added > 0 &&
+            (size() + added > opts_.max_listpack_entries || longest > opts_.max_listpack_value)) {
+            sorted_set converted(opts_, get_allocator());
+            converted.hash_ = hash_;
+            converted.eq_ = eq_;
+            converted.less_ = less_;
+            converted.build_from(begin(), end(), size(), true);
+            converted.skiplist_mode_ = true;
+            swap_contents(converted);
+            previous.swap_contents(converted);
+            converted_now = true;
+        }
+        if (skiplist_mode_) index_.reserve(size() + added);
+        transit_ = &b;
+        size_type done = 0;
+        ZSET_TRY {
+            for (auto& c : b.changes) {
+                if (!batch::adds(c) && !batch::moves(c)) {
+                    ++done;
+                    continue;
+                }
+                const probe k{key_view(c.member), c.hash};
+                const auto placed = insert_element(k, *c.after);
+                if (batch::adds(c) && skiplist_mode_)
+                    index_.insert(index_type::tag_of(c.hash), placed.first->id);
+                ++done;
+            }
+        } ZSET_CATCH_ALL {
+            transit_ = nullptr;
+            if (converted_now) {
+                swap_contents(previous);  // back to the untouched listpack
+            } else {
+                for (size_type i = done; i-- > 0;) {
+                    const auto& c = b.changes[i];
+                    if (batch::adds(c)) {
+                        const position pos = locate(probe{key_view(c.member), c.hash});
+                        erase_at(pos.n, pos.i, pos.i + 1);
+                    } else if (batch::moves(c)) {
+                        const position pos = find_element(*c.after, key_view(c.member));
+                        erase_in_list(pos.n, pos.i, pos.i + 1);
+                    }
+                }
+            }
+            ZSET_RETHROW;
+        }
+        transit_ = nullptr;
+        // Commit: drop the replaced elements and point the index at the new ones. No allocation.
+        for (const auto& c : b.changes) {
+            if (!batch::moves(c)) continue;
+            const key_view m = key_view(c.member);
+            const position old_pos = find_copy(m, c.hash, *c.before);
+            const std::uint32_t old_id = old_pos.n->id;
+            erase_in_list(old_pos.n, old_pos.i, old_pos.i + 1);
+            if (skiplist_mode_) {
+                const position now = find_element(*c.after, m);
+                index_.replace(index_type::tag_of(c.hash), old_id, now.n->id);
+            }
+        }
+    }
+
+    /// The element (s, m), found by descending the skiplist (not through the index).
+    position find_element(Score s, key_view m) const noexcept {
+        path p;
+        list_.descend(
+            [&](const node* n) {
+                const auto fk = first_key(n);
+                return element_less(fk.first, fk.second, s, m);
+            },
+            p);
+        const node* x = p.at[0] == list_.head() ? list_.first() : p.at[0];
+        size_type i = x->data.lower_bound(s, m, less_);
+        if (i == x->data.size()) {
+            x = x->next(0);
+            i = 0;
+        }
+        return {x, i};
+    }
+
+    /// The copy of member m whose score is s, found through the index (or the listpack scan).
+    position find_copy(key_view m, std::uint64_t h, Score s) const noexcept {
+        const std::uint8_t fp = fingerprint_of(h);
+        if (!skiplist_mode_) {
+            const node* n = list_.first();
+            return {n, n->data.find_exact(m, s, fp, eq_)};
+        }
+        position found{nullptr, 0};
+        index_.find(index_type::tag_of(h), [&](std::uint32_t cand) {
+            const node* n = list_.by_id(cand);
+            const size_type j = n->data.find_exact(m, s, fp, eq_);
+            if (j == block_type::npos) return false;
+            found = {n, j};
+            return true;
+        });
+        return found;
+    }
+
+    /// Exchanges elements and encoding with other (same allocator). Never throws.
+    void swap_contents(sorted_set& other) noexcept {
+        list_.swap(other.list_);
+        index_.swap(other.index_);
+        std::swap(skiplist_mode_, other.skiplist_mode_);
     }
 
     /// Removes [first, last) of node x from the list only. Never throws.
@@ -1100,6 +1262,7 @@ private:
     list_type list_;
     index_type index_;
     bool skiplist_mode_ = false;
+    const batch* transit_ = nullptr;  // the batch add in progress, if any
     Hash hash_{};
     KeyEqual eq_{};
     Compare less_{};

@@ -743,6 +743,48 @@ inline void write_double_value(std::string& out, double v) {
 }
 
 // ------------------------------------------------------------------------------------------------
+// Element ranges: what the writer reads. An element_list, or any container iterated in sorted set
+// order (e.g. a zset::sorted_set, streamed without copying its members), is seen through
+//   begin(), end()  bidirectional iterators (the ZSET / ZSET_2 writers walk backwards),
+//   size()          the element count,
+//   get(it)         the element at `it` as an element_ref (member bytes, score).
+// ------------------------------------------------------------------------------------------------
+
+/// One element as the writer sees it: a view of the member bytes and the score.
+using element_ref = std::pair<std::string_view, double>;
+
+/// [first, last) of n elements; proj(*it) gives something convertible to element_ref.
+template <class It, class Proj>
+class element_range {
+public:
+    element_range(It first, It last, std::size_t n, Proj proj)
+        : first_(first), last_(last), n_(n), proj_(std::move(proj)) {}
+    It begin() const { return first_; }
+    It end() const { return last_; }
+    std::size_t size() const noexcept { return n_; }
+    element_ref get(const It& it) const { return proj_(*it); }
+
+private:
+    It first_, last_;
+    std::size_t n_;
+    Proj proj_;
+};
+
+template <class It, class Proj>
+element_range<It, Proj> make_element_range(It first, It last, std::size_t n, Proj proj) {
+    return element_range<It, Proj>(first, last, n, std::move(proj));
+}
+
+struct element_list_proj {
+    element_ref operator()(const element& e) const noexcept { return {e.first, e.second}; }
+};
+
+inline element_range<element_list::const_iterator, element_list_proj> element_range_of(
+    const element_list& els) {
+    return make_element_range(els.begin(), els.end(), els.size(), element_list_proj{});
+}
+
+// ------------------------------------------------------------------------------------------------
 // Listpack
 //
 //   [total bytes: uint32 LE][element count: uint16 LE, 65535 = unknown][entries...][0xFF]
@@ -810,9 +852,12 @@ inline void lp_append(std::string& lp, std::string_view s) {
 }
 
 /// Listpack blob of the elements: member, score, member, score, ... (scores as score_to_string).
-inline std::string listpack_encode(const element_list& els) {
+/// `els` is an element_list or an element_range (see below).
+template <class Range>
+std::string listpack_encode_range(const Range& els) {
     std::string lp(lp_header_size, '\0');
-    for (const auto& e : els) {
+    for (auto it = els.begin(); it != els.end(); ++it) {
+        const element_ref e = els.get(it);
         lp_append(lp, e.first);
         lp_append(lp, score_to_string(e.second));
     }
@@ -824,6 +869,10 @@ inline std::string listpack_encode(const element_list& els) {
     put_le(header, count < lp_numele_unknown ? count : lp_numele_unknown, 2);
     lp.replace(0, lp_header_size, header);
     return lp;
+}
+
+inline std::string listpack_encode(const element_list& els) {
+    return listpack_encode_range(element_range_of(els));
 }
 
 /// One decoded listpack / ziplist entry: an integer or a view of bytes inside the blob.
@@ -974,10 +1023,13 @@ inline std::size_t zl_append(std::string& zl, std::string_view s, std::size_t pr
 }
 
 /// Ziplist blob of the elements: member, score, member, score, ...
-inline std::string ziplist_encode(const element_list& els) {
+/// `els` is an element_list or an element_range (see below).
+template <class Range>
+std::string ziplist_encode_range(const Range& els) {
     std::string zl(zl_header_size, '\0');
     std::size_t prev = 0, tail = zl_header_size;
-    for (const auto& e : els) {
+    for (auto it = els.begin(); it != els.end(); ++it) {
+        const element_ref e = els.get(it);
         prev = zl_append(zl, e.first, prev);
         tail = zl.size();
         prev = zl_append(zl, score_to_string(e.second), prev);
@@ -991,6 +1043,10 @@ inline std::string ziplist_encode(const element_list& els) {
     put_le(header, count < 0xFFFF ? count : 0xFFFF, 2);
     zl.replace(0, zl_header_size, header);
     return zl;
+}
+
+inline std::string ziplist_encode(const element_list& els) {
+    return ziplist_encode_range(element_range_of(els));
 }
 
 /// Validates the whole ziplist (header bytes / tail / count, every entry's prevlen, encoding and
@@ -1144,18 +1200,25 @@ inline void check_elements(const element_list& els) {
 }
 
 /// The type Redis would hold these elements in, given the thresholds and the RDB version.
-inline payload_type choose_type(const element_list& els, const dump_options& opt) noexcept {
+/// `els` is an element_list or an element_range.
+template <class Range>
+payload_type choose_type_range(const Range& els, const dump_options& opt) {
     if (opt.force_type) return *opt.force_type;
     bool compact = els.size() <= opt.max_listpack_entries;
     std::uint64_t total = 0;
-    for (std::size_t i = 0; compact && i < els.size(); ++i) {
-        compact = els[i].first.size() <= opt.max_listpack_value;
-        total += els[i].first.size();
+    for (auto it = els.begin(); compact && it != els.end(); ++it) {
+        const std::size_t len = els.get(it).first.size();
+        compact = len <= opt.max_listpack_value;
+        total += len;
     }
     compact = compact && total <= (std::uint64_t{1} << 30);  // Redis's listpack safety limit
     if (compact)
         return opt.rdb_version >= 10 ? payload_type::zset_listpack : payload_type::zset_ziplist;
     return opt.rdb_version >= 8 ? payload_type::zset_2 : payload_type::zset;
+}
+
+inline payload_type choose_type(const element_list& els, const dump_options& opt) noexcept {
+    return choose_type_range(element_range_of(els), opt);
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -1167,37 +1230,46 @@ inline void seal_payload(std::string& out, std::uint16_t rdb_version) {
     put_le(out, crc64(0, bytes_of(out), out.size()), 8);
 }
 
-inline std::string dump(const element_list& els, const dump_options& opt) {
-    if (opt.check_input) check_elements(els);
-    const payload_type type = choose_type(els, opt);
+/// Writes the payload of an element range already known to be valid input (sorted set order,
+/// no NaN, unique members): opt.check_input is not looked at.
+template <class Range>
+std::string dump_range(const Range& els, const dump_options& opt) {
+    const payload_type type = choose_type_range(els, opt);
     std::string out;
     put_byte(out, static_cast<unsigned>(type));
     switch (type) {
     case payload_type::zset_listpack:
-        write_string(out, listpack_encode(els), opt.compress);
+        write_string(out, listpack_encode_range(els), opt.compress);
         break;
     case payload_type::zset_ziplist:
-        write_string(out, ziplist_encode(els), opt.compress);
+        write_string(out, ziplist_encode_range(els), opt.compress);
         break;
     case payload_type::zset_2:
+    case payload_type::zset: {
+        const bool binary = type == payload_type::zset_2;
         write_length(out, els.size());
-        for (std::size_t i = els.size(); i-- > 0;) {
-            write_string(out, els[i].first, opt.compress);
-            put_le(out, double_bits(els[i].second), 8);
+        // Highest ranked element first, as Redis walks its skiplist from the tail.
+        for (auto it = els.end(); it != els.begin();) {
+            --it;
+            const element_ref e = els.get(it);
+            write_string(out, e.first, opt.compress);
+            if (binary)
+                put_le(out, double_bits(e.second), 8);
+            else
+                write_double_value(out, e.second);
         }
         break;
-    case payload_type::zset:
-        write_length(out, els.size());
-        for (std::size_t i = els.size(); i-- > 0;) {
-            write_string(out, els[i].first, opt.compress);
-            write_double_value(out, els[i].second);
-        }
-        break;
+    }
     default:
         throw std::invalid_argument("zset::rdb: force_type is not a sorted set payload type");
     }
     seal_payload(out, opt.rdb_version);
     return out;
+}
+
+inline std::string dump(const element_list& els, const dump_options& opt) {
+    if (opt.check_input) check_elements(els);
+    return dump_range(element_range_of(els), opt);
 }
 
 /// Score of a listpack / ziplist entry.

@@ -226,7 +226,8 @@ public:
 
     /// Inserts (s, m) at `index` of `target` (from find_slot), splitting a full block.
     /// `limit_entries`/`limit_heap` bound a block (skiplist mode); a new node is created when
-    /// the list is empty. `moved(view, from, to)` is called for every element that changes node.
+    /// the list is empty. `moved(view, score, from, to)` is called for every element that changes
+    /// node.
     /// Returns the node and index of the new element. Strong guarantee.
     template <class Moved>
     std::pair<node*, size_type> insert(path& p, slot where, Score s, view m, std::uint8_t fp,
@@ -264,11 +265,15 @@ public:
         // allocate everything first
         node* fresh = create_node(random_height(max_height), new_count, new_heap);
         adopt_head(p, fresh);
+        // The half that stays gets a right-sized block too: leaving it in the old, full-size
+        // block would waste half of every split block (the B-tree fill-factor problem).
         block_type regrown;
-        if (!into_new && b.heap_used() - moved_heap + need > b.heap_capacity()) {
+        {
+            const size_type kept = k + (into_new ? 0 : 1);
+            const size_type kept_heap = b.heap_used() - moved_heap + (into_new ? 0 : need);
             ZSET_TRY {
-                regrown = block_type::create(alloc_, b.capacity(),
-                                             block_type::grown_heap(b.heap_used() - moved_heap + need));
+                regrown = block_type::create(alloc_, block_type::grown(kept),
+                                             bytes_layout ? block_type::grown_heap(kept_heap) : 0);
             } ZSET_CATCH_ALL {
                 destroy_node(fresh);
                 ZSET_RETHROW;
@@ -276,14 +281,12 @@ public:
         }
         // rewire (nothing below throws)
         b.move_range_to(k, n, fresh->data);
-        if (regrown) {
-            b.move_range_to(0, k, regrown);
-            block_type::destroy(alloc_, b);
-            t->data = regrown;
-        }
+        b.move_range_to(0, k, regrown);
+        block_type::destroy(alloc_, b);
+        t->data = regrown;
         link_after_covering(p, fresh, where.start + k);
         for (size_type i = 0, off = 0; i < fresh->data.size(); ++i) {
-            moved(fresh->data.member_at(i, off), t, fresh);
+            moved(fresh->data.member_at(i, off), fresh->data.score(i), t, fresh);
             if constexpr (block_type::bytes) off += fresh->data.record_size_at(i, off);
         }
         node* dest = into_new ? fresh : t;
