@@ -729,7 +729,13 @@ private:
         return as < bs || (!(bs < as) && less_(am, bm));
     }
     static std::pair<Score, key_view> first_key(const node* n) noexcept {
-        return {n->data.score(0), n->data.member_at(0, 0)};
+        return {n->first_score, n->data.member_at(0, 0)};
+    }
+    /// Does node n's first element order before (s, m)? Reads the block only on a score tie.
+    bool node_before(const node* n, Score s, key_view m) const noexcept {
+        if (n->first_score < s) return true;
+        if (s < n->first_score) return false;
+        return less_(n->data.member_at(0, 0), m);
     }
 
     /// Where the member lives, or {nullptr, 0}.
@@ -781,10 +787,7 @@ private:
     std::pair<node*, size_type> insert_element(const probe& k, Score s) {
         path p;
         list_.descend(
-            [&](const node* n) {
-                const auto fk = first_key(n);
-                return element_less(fk.first, fk.second, s, k.member);
-            },
+            [&](const node* n) { return node_before(n, s, k.member); },
             p);
         auto where = list_.locate(p);
         if (where.target) where.index = where.target->data.lower_bound(s, k.member, less_);
@@ -830,12 +833,14 @@ private:
         }();
         if (after_prev && before_next) {
             b.set_score(i, s);
+            list_type::refresh_first(x);
             return;
         }
         // Moves inside its block: rotate, no allocation.
         const size_type to = b.lower_bound(s, k.member, less_);
         if (to > 0 && to < b.size()) {
             b.relocate(i, to, s);
+            list_type::refresh_first(x);
             return;
         }
         // Elsewhere: insert the new copy first (may throw: nothing changed yet), then remove
@@ -987,10 +992,7 @@ private:
     position find_element(Score s, key_view m) const noexcept {
         path p;
         list_.descend(
-            [&](const node* n) {
-                const auto fk = first_key(n);
-                return element_less(fk.first, fk.second, s, m);
-            },
+            [&](const node* n) { return node_before(n, s, m); },
             p);
         const node* x = p.at[0] == list_.head() ? list_.first() : p.at[0];
         size_type i = x->data.lower_bound(s, m, less_);
@@ -1031,10 +1033,7 @@ private:
         path p;
         const auto fx = first_key(x);
         list_.descend(
-            [&](const node* n) {
-                const auto fk = first_key(n);
-                return element_less(fk.first, fk.second, fx.first, fx.second);
-            },
+            [&](const node* n) { return node_before(n, fx.first, fx.second); },
             p);
         list_.erase(p, mut(x), first, last);
     }
@@ -1073,30 +1072,32 @@ private:
 
     // ---- rank arithmetic ------------------------------------------------------------------------
 
-    /// Number of elements e for which goes_before(e.score, e.member) holds; the predicate must
-    /// be true for a prefix of the order. O(log n).
+    /// Number of elements e for which goes_before(e.score, member_of_e) holds, where
+    /// member_of_e() yields e's member on demand (score predicates never call it, so a search
+    /// by score reads no member bytes). The predicate must hold for a prefix of the order.
+    /// O(log n).
     template <class GoesBefore>
     size_type count_before(const GoesBefore& goes_before) const noexcept {
         if (empty()) return 0;
         path p;
         list_.descend(
             [&](const node* n) {
-                const auto fk = first_key(n);
-                return goes_before(fk.first, fk.second);
+                return goes_before(n->first_score, [n]() -> key_view { return n->data.member_at(0, 0); });
             },
             p);
         const node* x = p.at[0];
         if (x == list_.head()) return 0;
-        const size_type i = x->data.partition_point(
-            [&](size_type j) { return goes_before(x->data.score(j), x->data.member(j)); });
+        const size_type i = x->data.partition_point([&](size_type j) {
+            return goes_before(x->data.score(j), [x, j]() -> key_view { return x->data.member(j); });
+        });
         return p.rank[0] + i;
     }
 
     std::pair<size_type, size_type> score_ranks(const score_range<Score>& r) const noexcept {
-        const size_type lo = count_before([&](Score s, key_view) {
+        const size_type lo = count_before([&](Score s, const auto&) {
             return r.min.exclusive ? !(r.min.value < s) : s < r.min.value;
         });
-        const size_type hi = count_before([&](Score s, key_view) {
+        const size_type hi = count_before([&](Score s, const auto&) {
             return r.max.exclusive ? s < r.max.value : !(r.max.value < s);
         });
         return {lo, std::max(lo, hi)};
@@ -1104,7 +1105,8 @@ private:
 
     std::pair<size_type, size_type> lex_ranks(const lex_range<lex_key>& r) const noexcept {
         using kind = typename lex_bound<lex_key>::kind;
-        const auto before_min = [&](Score, key_view m) {
+        const auto before_min = [&](Score, const auto& member_of) {
+            const key_view m = member_of();
             switch (r.min.type) {
                 case kind::inclusive: return less_(m, key_view(r.min.value));
                 case kind::exclusive: return !less_(key_view(r.min.value), m);
@@ -1113,7 +1115,8 @@ private:
             }
             return false;
         };
-        const auto before_max_end = [&](Score, key_view m) {
+        const auto before_max_end = [&](Score, const auto& member_of) {
+            const key_view m = member_of();
             switch (r.max.type) {
                 case kind::inclusive: return !less_(key_view(r.max.value), m);
                 case kind::exclusive: return less_(m, key_view(r.max.value));

@@ -7,11 +7,12 @@
 //
 // Layout of one allocation (capacity = element slots, heap_capacity = member bytes):
 //
-//   [header][scores: Score x capacity][fingerprints: uint8 x capacity][members ...]
+//   byte strings: [header][fingerprints: u8 x cap][lengths: u8 x cap][scores: Score x cap][heap]
+//   other types:  [header][fingerprints: u8 x cap][scores: Score x cap][members: Member x cap]
 //
 // Members are stored in one of two ways:
-//   * byte strings (Member = std::string): `lengths: uint8 x capacity` followed by a heap of the
-//     member bytes concatenated in element order. A member of 255 bytes or more has length byte
+//   * byte strings (Member = std::string): a length byte per element and a heap of the member
+//     bytes concatenated in element order. A member of 255 bytes or more has length byte
 //     255 and a 4-byte length in front of its bytes. The offset of element i is the sum of the
 //     lengths before it (summed 16 at a time with SSE2), so an element costs
 //     sizeof(Score) + 2 bytes + its bytes: 23 bytes for a 13-byte member and a double.
@@ -133,19 +134,20 @@ private:
     static constexpr size_type align_up(size_type n, size_type a) noexcept {
         return (n + a - 1) / a * a;
     }
-    static constexpr size_type scores_offset = align_up(sizeof(header), alignof(Score));
-    static size_type fingerprints_offset(size_type cap) noexcept {
-        return scores_offset + cap * sizeof(Score);
+    // Metadata first: a member lookup reads the header, the fingerprints and the lengths,
+    // which are then one run of adjacent cache lines; scores and member bytes follow.
+    static constexpr size_type fingerprints_offset = sizeof(header);
+    static size_type lengths_offset(size_type cap) noexcept { return fingerprints_offset + cap; }
+    static size_type scores_offset(size_type cap) noexcept {
+        return align_up(fingerprints_offset + cap * (bytes ? 2 : 1), alignof(Score));
     }
-    // byte layout: lengths after fingerprints, heap after lengths.
-    // object layout: members after fingerprints (aligned).
+    static size_type scores_end(size_type cap) noexcept {
+        return scores_offset(cap) + cap * sizeof(Score);
+    }
+    static size_type heap_offset(size_type cap) noexcept { return scores_end(cap); }
     static size_type members_offset(size_type cap) noexcept {
-        if constexpr (bytes)
-            return fingerprints_offset(cap) + cap;
-        else
-            return align_up(fingerprints_offset(cap) + cap, alignof(Member));
+        return align_up(scores_end(cap), alignof(Member));
     }
-    static size_type heap_offset(size_type cap) noexcept { return members_offset(cap) + cap; }
     static size_type total_bytes(size_type cap, size_type heap_cap) noexcept {
         if constexpr (bytes)
             return heap_offset(cap) + heap_cap;
@@ -216,9 +218,11 @@ public:
     size_type heap_used() const noexcept { return h_->heap_used; }
     size_type heap_capacity() const noexcept { return h_->heap_capacity; }
 
-    Score* scores() const noexcept { return reinterpret_cast<Score*>(base() + scores_offset); }
+    Score* scores() const noexcept {
+        return reinterpret_cast<Score*>(base() + scores_offset(h_->capacity));
+    }
     std::uint8_t* fingerprints() const noexcept {
-        return reinterpret_cast<std::uint8_t*>(base() + fingerprints_offset(h_->capacity));
+        return reinterpret_cast<std::uint8_t*>(base() + fingerprints_offset);
     }
     Score score(size_type i) const noexcept { return scores()[i]; }
     void set_score(size_type i, Score s) noexcept { scores()[i] = s; }
@@ -517,7 +521,7 @@ public:
 
 private:
     std::uint8_t* lengths() const noexcept {
-        return reinterpret_cast<std::uint8_t*>(base() + members_offset(h_->capacity));
+        return reinterpret_cast<std::uint8_t*>(base() + lengths_offset(h_->capacity));
     }
     unsigned char* heap() const noexcept { return base() + heap_offset(h_->capacity); }
     Member* member_ptr(size_type i) const noexcept {

@@ -49,6 +49,7 @@ public:
     struct alignas(link) node {
         block_type data;
         node* prev;
+        Score first_score;  // data.score(0), kept here so a search step reads only this node
         std::uint32_t id;
         std::uint8_t height;
         link* links() noexcept {
@@ -239,6 +240,7 @@ public:
             adopt_head(p, n);
             link_after_covering(p, n, 0);
             put(n->data, 0, s, staged, m, fp);
+            refresh_first(n);
             count_insert(p, n);
             return {n, 0};
         }
@@ -251,6 +253,7 @@ public:
         if (!full) {
             if (!b.fits(m)) t->data = block_type::regrow(alloc_, b, 1, need);
             put(t->data, where.index, s, staged, m, fp);
+            refresh_first(t);
             count_insert(p, t);
             return {t, where.index};
         }
@@ -292,6 +295,8 @@ public:
         node* dest = into_new ? fresh : t;
         const size_type at = into_new ? idx - k : idx;
         put(dest->data, at, s, staged, m, fp);
+        refresh_first(t);
+        refresh_first(fresh);
         if (into_new) {
             for (int i = 0; i < fresh->height; ++i) {
                 p.at[i] = fresh;
@@ -300,6 +305,11 @@ public:
         }
         count_insert(p, dest);
         return {dest, at};
+    }
+
+    /// Re-reads a node's cached first score after its block changed at index 0.
+    static void refresh_first(node* n) noexcept {
+        if (n->data && !n->data.empty()) n->first_score = n->data.score(0);
     }
 
     // ---- element removal ---------------------------------------------------------------------
@@ -316,7 +326,10 @@ public:
         }
         size_ -= count;
         x->data.erase_range(first, last);
-        if (!x->data.empty()) return x;
+        if (!x->data.empty()) {
+            refresh_first(x);
+            return x;
+        }
         node* next = x->next(0);
         for (int i = 0; i < x->height; ++i) {
             node* pred = p.at[i];
@@ -343,6 +356,7 @@ public:
         descend([](const node*) { return true; }, p);  // the last node at every level
         ZSET_TRY {
             fill(n->data);
+            refresh_first(n);
             adopt_head(p, n);
         } ZSET_CATCH_ALL {
             destroy_node(n);
@@ -381,6 +395,7 @@ public:
         const node* prev = head();
         for (const node* n = first(); n != head(); n = n->next(0)) {
             if (n->prev != prev || n->data.empty() || by_id(n->id) != n) return false;
+            if (!(n->first_score == n->data.score(0))) return false;
             if (n->height < 1 || n->height > level_) return false;
             count += n->size();
             ++node_total;
