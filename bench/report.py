@@ -115,10 +115,15 @@ def fmt_ns(v):
 def fmt_ratio(r, goal=None):
     if r is None:
         return "—"
-    s = "%.2f" % r
+    s = ratio_text(r)
     if goal is not None:
         s += " ✓" if meets(r, goal) else " ✗"
     return s
+
+
+def ratio_text(r):
+    """Two decimals; two significant digits below 0.1 (e.g. 0.0046)."""
+    return "%.2f" % r if r >= 0.1 else "%.2g" % r
 
 
 def meets(r, goal):
@@ -145,9 +150,11 @@ def build_markdown(ctx, times, cvs, mem, reps, redis_version, redis, sizes, src,
     w("Generated %s by `bench/report.py` from `%s`." % (
         datetime.datetime.now().strftime("%Y-%m-%d %H:%M"), src))
     cpu = "%s × %s MHz" % (ctx.get("num_cpus", "?"), ctx.get("mhz_per_cpu", "?"))
-    w("Host: %s, load average at start %s; zset %s; compiler %s; sizes %s; repetitions %s."
+    w("Host: %s, load average at start %s; zset %s (code: %s); compiler %s; sizes %s; "
+      "repetitions %s."
       % (cpu, ", ".join("%.1f" % x for x in ctx.get("load_avg", [])) or "?",
-         ctx.get("zset_version", "?"), ctx.get("zset_bench_compiler", "?"),
+         ctx.get("zset_version", "?"), ctx.get("zset_revision", "?"),
+         ctx.get("zset_bench_compiler", "?"),
          ", ".join(fmt_n(n) for n in sizes), ", ".join(str(r) for r in sorted(reps)) or "1"))
     if command:
         w("Command: `%s`" % command)
@@ -338,8 +345,14 @@ def build_svg(times, mem, redis, sizes):
             x1, x0 = xpos(r), xpos(1.0)
             s.append('<rect x="%.1f" y="%.1f" width="%.1f" height="%d" fill="%s"/>' % (
                 min(x0, x1), y, max(abs(x1 - x0), 1), bar_h, COLORS[p]))
-            s.append('<text x="%.1f" y="%.1f" font-size="10" fill="#222" text-anchor="%s">%.2f</text>'
-                     % (x1 + (4 if r >= 1 else -4), y + 9, "start" if r >= 1 else "end", r))
+            if r < lo or r > hi or (r < 1 and x1 - left < 40):  # no room outside: label inside
+                s.append('<text x="%.1f" y="%.1f" font-size="10" fill="white" text-anchor="%s">%s</text>'
+                         % (x1 + (4 if r < 1 else -4), y + 9, "start" if r < 1 else "end",
+                            ratio_text(r)))
+            else:
+                s.append('<text x="%.1f" y="%.1f" font-size="10" fill="#222" text-anchor="%s">%s</text>'
+                         % (x1 + (4 if r >= 1 else -4), y + 9, "start" if r >= 1 else "end",
+                            ratio_text(r)))
     lx = left + plot_w + 20
     for j, p in enumerate(present):
         s.append('<rect x="%d" y="%d" width="12" height="12" fill="%s"/>' % (lx, top1 + j * 18, COLORS[p]))

@@ -14,6 +14,8 @@
 #   ZSET_BENCH_JOBS      build parallelism (default 1: the machine is shared)
 #   ZSET_BENCH_REDIS     0 to skip the Redis memory measurement (default 1)
 #   ZSET_BENCH_BUILD_DIR build tree (default build/bench); CXX picks the compiler on first configure
+#   ZSET_BENCH_REVISION  label of the measured code (default: git HEAD, "+dirty" when include/ has
+#                        uncommitted changes); recorded in the JSON context and the report
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -37,7 +39,16 @@ start=$SECONDS
 generator=(-G Ninja)
 command -v ninja >/dev/null 2>&1 || generator=(-G "Unix Makefiles")
 
-echo "== configure + build zset_bench (Release, -O2) in $build" >&2
+revision="${ZSET_BENCH_REVISION:-}"
+if [[ -z "$revision" ]]; then
+    revision="$(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
+    if [[ "$revision" != unknown ]] && ! git diff --quiet HEAD -- include 2>/dev/null; then
+        revision="$revision+dirty"
+    fi
+fi
+export ZSET_BENCH_REVISION="$revision"
+
+echo "== configure + build zset_bench (Release, -O2) in $build; code: $revision" >&2
 cmake -S . -B "$build" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CXX_FLAGS_RELEASE="-O2 -DNDEBUG" \
     -DZSET_BUILD_BENCHMARKS=ON -DZSET_BUILD_TESTS=OFF -DZSET_BUILD_EXAMPLES=OFF \

@@ -720,6 +720,8 @@ int main(int argc, char** argv) {
     peers += ",boost";
 #endif
     benchmark::AddCustomContext("zset_version", ZSET_VERSION_STRING);
+    if (const char* rev = std::getenv("ZSET_BENCH_REVISION"); rev != nullptr && *rev != '\0')
+        benchmark::AddCustomContext("zset_revision", rev);
     benchmark::AddCustomContext("zset_bench_sizes", size_list);
     benchmark::AddCustomContext("zset_bench_peers", peers);
     benchmark::AddCustomContext("zset_bench_compiler", __VERSION__);

@@ -2,11 +2,12 @@
 """Compiles and runs every example in the zset documentation.
 
 An example is a fenced block that opens with exactly ```cpp (signatures use ```c++ and are
-not compiled). A block containing `int main(` is compiled as it is; any other block becomes the
-body of main() after the includes in PRELUDE. Examples check themselves with assert(), so they
-are built with assertions enabled and must exit with status 0.
+not compiled). A block containing `int main(` is compiled as it is; in any other block, lines
+starting with #include go first and the rest becomes the body of main() after the includes in
+PRELUDE. Examples check themselves with assert(), so they are built with assertions enabled
+and must exit with status 0.
 
-    tools/check_doc_examples.py [--cxx g++] [--docs docs] [--include include] [-v]
+    tools/check_doc_examples.py [--cxx g++] [--flag=-stdlib=libc++] [--docs docs] [--include include] [-v]
 
 Exit status: 0 when every example builds warning-free and runs successfully, 1 otherwise.
 """
@@ -27,7 +28,9 @@ PRELUDE = """#include <zset/zset.hpp>
 #include <cstdint>
 #include <cstdio>
 #include <iterator>
+#if __has_include(<memory_resource>)
 #include <memory_resource>
+#endif
 #include <optional>
 #include <random>
 #include <string>
@@ -54,8 +57,11 @@ def examples(doc):
 def program(body):
     if "int main(" in body:
         return body
-    indented = "".join("    " + l if l.strip() else l for l in body.splitlines(True))
-    return PRELUDE + indented + "    return 0;\n}\n"
+    lines = body.splitlines(True)
+    includes = "".join(l for l in lines if l.startswith("#include"))
+    statements = [l for l in lines if not l.startswith("#include")]
+    indented = "".join("    " + l if l.strip() else l for l in statements)
+    return includes + PRELUDE + indented + "    return 0;\n}\n"
 
 
 def main():
@@ -64,6 +70,8 @@ def main():
     ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
     ap.add_argument("--docs", default=str(root / "docs"))
     ap.add_argument("--include", default=str(root / "include"))
+    ap.add_argument("--flag", action="append", default=[],
+                    help="extra compiler flag (repeatable), e.g. --flag=-stdlib=libc++")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 
@@ -76,8 +84,8 @@ def main():
                 src = pathlib.Path(tmp) / "example.cpp"
                 exe = pathlib.Path(tmp) / "example"
                 src.write_text(program(body), encoding="utf-8")
-                build = subprocess.run([args.cxx] + FLAGS + ["-I", args.include, str(src), "-o",
-                                                             str(exe)],
+                build = subprocess.run([args.cxx] + FLAGS + args.flag +
+                                       ["-I", args.include, str(src), "-o", str(exe)],
                                        capture_output=True, text=True)
                 if build.returncode != 0:
                     failures += 1

@@ -62,7 +62,7 @@ inline constexpr bool codec_order_v = std::is_same_v<typename Set::score_type, d
 /// keeps the zset::rdb::dump_options default. Modify and pass to dump(s, options) to change, say,
 /// compression while keeping the set's thresholds.
 /// Complexity: O(1). Exceptions: none.
-template <class Set>
+template <class Set, std::enable_if_t<detail::dump_restore::is_sorted_set<Set>::value, int> = 0>
 rdb::dump_options dump_options_for(const Set& s) noexcept {
     rdb::dump_options o;
     o.max_listpack_entries = s.get_options().max_listpack_entries;
@@ -97,7 +97,7 @@ rdb::dump_options dump_options_for(const Set& s) noexcept {
 /// Exceptions: std::length_error for a listpack over 4 GiB; std::invalid_argument for a
 /// force_type that is not a sorted set type; std::bad_alloc. Strong guarantee (s is const).
 /// Redis counterpart: DUMP key.
-template <class Set>
+template <class Set, std::enable_if_t<detail::dump_restore::is_sorted_set<Set>::value, int> = 0>
 std::string dump(const Set& s, const rdb::dump_options& options) {
     static_assert(detail::dump_restore::check_set<Set>());
     if constexpr (detail::dump_restore::codec_order_v<Set>) {
@@ -118,7 +118,7 @@ std::string dump(const Set& s, const rdb::dump_options& options) {
 
 /// dump(s, dump_options_for(s)): the listpack thresholds are the set's own options, so the
 /// payload type matches the encoding the set's conversion rules give its content.
-template <class Set>
+template <class Set, std::enable_if_t<detail::dump_restore::is_sorted_set<Set>::value, int> = 0>
 std::string dump(const Set& s) {
     return zset::dump(s, zset::dump_options_for(s));
 }

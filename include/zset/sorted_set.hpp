@@ -347,7 +347,7 @@ public:
             return delta;
         }
         if (has(flags, add_flags::nx)) return std::nullopt;
-        const Score current = pos.n->data.score(pos.i);
+        const Score current = pos.b.score(pos.i);
         const Score next = checked_sum(current, delta);
         if ((has(flags, add_flags::lt) && !(next < current)) ||
             (has(flags, add_flags::gt) && !(next > current)))
@@ -385,7 +385,7 @@ public:
     std::optional<Score> score(key_view member) const noexcept {
         const position pos = locate(make_probe(member));
         if (!pos.n) return std::nullopt;
-        return pos.n->data.score(pos.i);
+        return pos.b.score(pos.i);
     }
 
     /// ZMSCORE: one optional score per member, in order.
@@ -429,7 +429,7 @@ public:
     std::optional<std::pair<size_type, Score>> rank_with_score(key_view member) const noexcept {
         const position pos = locate(make_probe(member));
         if (!pos.n) return std::nullopt;
-        return std::pair<size_type, Score>{list_.start_rank(pos.n) + pos.i, pos.n->data.score(pos.i)};
+        return std::pair<size_type, Score>{list_.start_rank(pos.n) + pos.i, pos.b.score(pos.i)};
     }
     /// ZREVRANK ... WITHSCORE. O(log n).
     std::optional<std::pair<size_type, Score>> rev_rank_with_score(key_view member) const noexcept {
@@ -652,7 +652,7 @@ public:
     bool validate() const {
         if (!list_.validate()) return false;
         if (!skiplist_mode_ && (index_.size() != 0 || list_.node_count() > 1)) return false;
-        if (skiplist_mode_ && index_.size() != size()) return false;
+        if (skiplist_mode_ && (index_.size() != size() || !index_.validate())) return false;
         bool have_prev = false;
         Score prev_score{};
         Member prev_member{};
@@ -666,7 +666,7 @@ public:
             have_prev = true;
             const position pos = locate(make_probe(e.member));
             if (!pos.n || !eq_(pos.n->data.member(pos.i), e.member) ||
-                !(pos.n->data.score(pos.i) == e.score))
+                !(pos.b.score(pos.i) == e.score))
                 return false;
         }
         for (const node* n = list_.first(); n != list_.head(); n = n->next(0)) {
@@ -691,6 +691,7 @@ private:
     struct position {
         const node* n;
         size_type i;
+        block_type b{};  // n's block, when the lookup came through the index (saves a node read)
     };
 
     std::uint64_t hash_value(key_view m) const noexcept {
@@ -745,15 +746,19 @@ private:
             const node* n = list_.first();
             if (n == list_.head()) return {nullptr, 0};
             const size_type i = n->data.find(k.member, fp, eq_);
-            return i == block_type::npos ? position{nullptr, 0} : position{n, i};
+            return i == block_type::npos ? position{nullptr, 0} : position{n, i, n->data};
         }
         size_type idx = 0;
-        const std::uint32_t id = index_.find(index_type::tag_of(k.hash), [&](std::uint32_t cand) {
-            idx = list_.by_id(cand)->data.find(k.member, fp, eq_);
-            return idx != block_type::npos;
+        block_type found;
+        index_.find(index_type::tag_of(k.hash), [&](std::uint32_t cand) {
+            const block_type b = list_.block_by_id(cand);
+            idx = b.find(k.member, fp, eq_);
+            if (idx == block_type::npos) return false;
+            found = b;
+            return true;
         });
-        if (id == 0) return {nullptr, 0};
-        return {list_.by_id(id), idx};
+        if (!found) return {nullptr, 0};
+        return {list_type::owner_of(found), idx, found};
     }
 
     size_type limit_entries() const noexcept {
@@ -774,7 +779,7 @@ private:
             return add_status::added;
         }
         if (has(flags, add_flags::nx)) return add_status::skipped;
-        const Score current = pos.n->data.score(pos.i);
+        const Score current = pos.b.score(pos.i);
         if ((has(flags, add_flags::lt) && !(score < current)) ||
             (has(flags, add_flags::gt) && !(score > current)))
             return add_status::skipped;
@@ -802,14 +807,39 @@ private:
                             });
     }
 
-    void insert_new(const probe& k, Score s) {
-        if (!skiplist_mode_ && (size() + 1 > opts_.max_listpack_entries ||
-                                detail::member_size<Member>(k.member) > opts_.max_listpack_value))
-            convert_to_skiplist();
-        if (skiplist_mode_) index_.reserve(size() + 1);
-        const auto placed = insert_element(k, s);
-        if (skiplist_mode_) index_.insert(index_type::tag_of(k.hash), placed.first->id);
+    /// Inserts a new member (list and index). `may_convert` is false inside a batch, which
+    /// settles conversion up front. Strong guarantee.
+    void insert_new(const probe& k, Score s, bool may_convert = true) {
+        if (may_convert && !skiplist_mode_ &&
+            (size() + 1 > opts_.max_listpack_entries ||
+             detail::member_size<Member>(k.member) > opts_.max_listpack_value)) {
+            // convert a copy and add to it; the set changes (encoding included) only if both
+            // succeed
+            sorted_set converted = skiplist_copy();
+            converted.insert_new(k, s, false);
+            take(converted);
+            return;
+        }
+        if (!skiplist_mode_) {
+            insert_element(k, s);
+            return;
+        }
+        // Index entry first (it may allocate), under a placeholder id until the element has a
+        // block; if the element's insertion throws, the entry is taken out again.
+        const std::uint32_t tag = index_type::tag_of(k.hash);
+        index_.insert(tag, pending_id);
+        std::pair<node*, size_type> placed;
+        ZSET_TRY {
+            placed = insert_element(k, s);
+        } ZSET_CATCH_ALL {
+            index_.erase(tag, pending_id);
+            ZSET_RETHROW;
+        }
+        index_.replace(tag, pending_id, placed.first->id);
     }
+
+    /// An id no block ever has (block ids stay below 2^32 - 1).
+    static constexpr std::uint32_t pending_id = 0xffffffffu;
 
     /// Changes the score of the element at pos (present, score differs). Strong guarantee.
     void update_score(const probe& k, position pos, Score s) {
@@ -883,7 +913,7 @@ private:
                     const std::uint64_t h = s.hash_value(m);
                     const position pos = s.locate(probe{m, h});
                     std::optional<Score> cur;
-                    if (pos.n) cur = pos.n->data.score(pos.i);
+                    if (pos.n) cur = pos.b.score(pos.i);
                     changes.push_back(change{Member(m), h, cur, cur});
                     found = slot_of.emplace(key_value(key_view(changes.back().member)),
                                             changes.size() - 1).first;
@@ -930,29 +960,25 @@ private:
         bool converted_now = false;
         if (!skiplist_mode_ && added > 0 &&
             (size() + added > opts_.max_listpack_entries || longest > opts_.max_listpack_value)) {
-            sorted_set converted(opts_, get_allocator());
-            converted.hash_ = hash_;
-            converted.eq_ = eq_;
-            converted.less_ = less_;
-            converted.build_from(begin(), end(), size(), true);
-            converted.skiplist_mode_ = true;
+            sorted_set converted = skiplist_copy();
             swap_contents(converted);
             previous.swap_contents(converted);
             converted_now = true;
         }
-        if (skiplist_mode_) index_.reserve(size() + added);
         transit_ = &b;
         size_type done = 0;
         ZSET_TRY {
+            if (skiplist_mode_) index_.reserve(size() + added);
             for (auto& c : b.changes) {
                 if (!batch::adds(c) && !batch::moves(c)) {
                     ++done;
                     continue;
                 }
                 const probe k{key_view(c.member), c.hash};
-                const auto placed = insert_element(k, *c.after);
-                if (batch::adds(c) && skiplist_mode_)
-                    index_.insert(index_type::tag_of(c.hash), placed.first->id);
+                if (batch::adds(c))
+                    insert_new(k, *c.after, false);  // conversion was settled above
+                else
+                    insert_element(k, *c.after);
                 ++done;
             }
         } ZSET_CATCH_ALL {
@@ -1242,14 +1268,15 @@ private:
         skiplist_mode_ = as_skiplist && n > 0;
     }
 
-    void convert_to_skiplist() {
+    /// A copy of this set in skiplist mode (same allocator, options and functors). O(n).
+    sorted_set skiplist_copy() const {
         sorted_set converted(opts_, get_allocator());
         converted.hash_ = hash_;
         converted.eq_ = eq_;
         converted.less_ = less_;
         converted.build_from(begin(), end(), size(), true);
         converted.skiplist_mode_ = true;
-        take(converted);
+        return converted;
     }
 
     /// Takes other's contents (same allocator). Never throws.

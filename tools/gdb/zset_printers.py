@@ -78,40 +78,61 @@ def _is_byte_string(t):
         name == "std::string"
 
 
-class _Layout(object):
-    """Offsets and types of one sorted_set instantiation, taken from its skiplist head."""
+def _field_type(struct_type, name):
+    for field in struct_type.fields():
+        if field.name == name:
+            return field.type.strip_typedefs()
+    raise gdb.GdbError("zset: no field %s in %s" % (name, struct_type))
 
-    def __init__(self, skiplist):
-        head = skiplist["head_"]
-        node_type = None
-        for field in head.type.strip_typedefs().fields():
-            if field.is_base_class:
-                node_type = field.type.strip_typedefs()
-        if node_type is None:
-            raise gdb.GdbError("zset: unexpected skiplist head type")
-        self.node_ptr = node_type.pointer()
-        self.node_size = node_type.sizeof
-        self.link_ptr = head["storage"][0].type.strip_typedefs().pointer()
-        self.head_addr = int(head.address)
-        block_type = head["data"].type.strip_typedefs()
+
+class _BlockLayout(object):
+    """Types of one block instantiation; see detail/listpack.hpp. One allocation holds
+
+        std::string members: [header][fingerprints: u8 x cap][lengths: u8 x cap][scores][heap]
+        other members:       [header][fingerprints: u8 x cap][scores][members: Member x cap]
+
+    with the scores aligned for Score and the members for Member (cap = header.capacity).
+    """
+
+    def __init__(self, block_type):
         self.score_type = block_type.template_argument(0).strip_typedefs()
         self.member_type = block_type.template_argument(1).strip_typedefs()
         self.byte_members = _is_byte_string(self.member_type)
-        self.header_size = head["data"]["h_"].type.strip_typedefs().target().sizeof
+        self.header_size = _field_type(block_type, "h_").target().sizeof
+        self.score_align = _alignof(self.score_type)
+        self.member_align = 1 if self.byte_members else _alignof(self.member_type)
         self.uchar_ptr = gdb.lookup_type("unsigned char").pointer()
         self.char_ptr = gdb.lookup_type("char").pointer()
         self.u32_ptr = gdb.lookup_type("unsigned int").pointer()
         if self.u32_ptr.target().sizeof != 4:
             raise gdb.GdbError("zset: no 4-byte unsigned int")
-        self.scores_offset = _align_up(self.header_size, _alignof(self.score_type))
 
-    def first(self, skiplist):
-        return skiplist["head_"]["storage"][0]["next"]
+
+class _Layout(_BlockLayout):
+    """A skiplist's node layout on top of its block layout (see detail/skiplist.hpp).
+
+    The head sentinel `head_` is allocated with the first node (nullptr while the set has
+    never held an element, or after clear()); it has no block. A node's links follow the node
+    header in the same allocation, and a link starts with its `next` pointer, so the level-0
+    successor of node n is the node* stored at (char*)n + sizeof(node). Level 0 is circular
+    through the head.
+    """
+
+    def __init__(self, skiplist):
+        node_ptr = _field_type(skiplist.type.strip_typedefs(), "head_")
+        if node_ptr.code != gdb.TYPE_CODE_PTR:
+            raise gdb.GdbError("zset: unexpected skiplist layout")
+        node_type = node_ptr.target().strip_typedefs()
+        super(_Layout, self).__init__(_field_type(node_type, "data"))
+        self.node_size = node_type.sizeof
+        self.next_ptr = node_ptr.pointer()
+
+    def first(self, head):
+        return self.next0(head)
 
     def next0(self, node):
-        """Level-0 successor: the links follow the node header in the same allocation."""
-        links = (node.cast(self.uchar_ptr) + self.node_size).cast(self.link_ptr)
-        return links.dereference()["next"]
+        """Level-0 successor of `node` (a node*)."""
+        return (node.cast(self.uchar_ptr) + self.node_size).cast(self.next_ptr).dereference()
 
 
 class _Block(object):
@@ -131,14 +152,33 @@ class _Block(object):
             raise gdb.GdbError("zset: corrupt block header")
         self.base = h.cast(layout.uchar_ptr)
         cap = self.capacity
-        self.scores = (self.base + layout.scores_offset).cast(layout.score_type.pointer())
-        fingerprints_offset = layout.scores_offset + cap * layout.score_type.sizeof
+        fingerprints_offset = layout.header_size
+        metadata_end = fingerprints_offset + cap * (2 if layout.byte_members else 1)
+        scores_offset = _align_up(metadata_end, layout.score_align)
+        scores_end = scores_offset + cap * layout.score_type.sizeof
+        self.scores = (self.base + scores_offset).cast(layout.score_type.pointer())
         if layout.byte_members:
             self.lengths = self.base + fingerprints_offset + cap
-            self.heap = self.base + fingerprints_offset + 2 * cap
+            self.heap = self.base + scores_end
+            self._check_heap(int(header["long_members"]))
         else:
-            members_offset = _align_up(fingerprints_offset + cap, _alignof(layout.member_type))
+            members_offset = _align_up(scores_end, layout.member_align)
             self.members = (self.base + members_offset).cast(layout.member_type.pointer())
+
+    def _check_heap(self, long_members):
+        """The length bytes must account for exactly heap_used bytes and long_members long
+        records: a cheap check that the layout assumed here is the library's."""
+        offset = longs = 0
+        lengths = gdb.selected_inferior().read_memory(int(self.lengths), self.size).tobytes()
+        for length in bytearray(lengths):
+            if length == _LONG_LENGTH:
+                longs += 1
+                length = 4 + int((self.heap + offset).cast(self.layout.u32_ptr).dereference())
+            offset += length
+            if offset > self.heap_used:
+                break
+        if offset != self.heap_used or longs != long_members:
+            raise gdb.GdbError("zset: block layout not recognized")
 
     def elements(self):
         """Yields (member, score) for every element, in order."""
@@ -176,10 +216,13 @@ class _Block(object):
 
 def _walk(layout, skiplist, limit):
     """Yields up to `limit` (member, score) pairs in order (None = all)."""
+    head = skiplist["head_"]
+    if int(head) == 0:
+        return
     produced = 0
-    node = layout.first(skiplist)
+    node = layout.first(head)
     nodes_left = int(skiplist["nodes_"])
-    while int(node) != layout.head_addr and nodes_left > 0:
+    while int(node) != int(head) and nodes_left > 0:
         nodes_left -= 1
         for member, score in _Block(layout, node.dereference()["data"]).elements():
             if limit is not None and produced >= limit:
@@ -194,17 +237,32 @@ class SortedSetPrinter(object):
 
     def __init__(self, val):
         self.val = val
-        self.skiplist = val["list_"]
-        self.size = int(self.skiplist["size_"])
-        self.encoding = "skiplist" if bool(self.val["skiplist_mode_"]) else "listpack"
+        self.note = ""
+        self.layout = None
+        try:
+            self.skiplist = val["list_"]
+            self.size = int(self.skiplist["size_"])
+            self.encoding = "skiplist" if bool(self.val["skiplist_mode_"]) else "listpack"
+        except (gdb.error, RuntimeError):
+            self.size = None  # members renamed: a printer from another zset version
+            return
         try:
             self.layout = _Layout(self.skiplist)
         except (gdb.error, gdb.GdbError, RuntimeError, TypeError, ValueError):
             self.layout = None  # unsupported instantiation: summary only
+        if self.layout is not None and self.size > 0:
+            try:
+                for _ in _walk(self.layout, self.skiplist, 1):
+                    pass  # decodes (and checks) the first block
+            except (gdb.error, gdb.GdbError, RuntimeError, TypeError, ValueError):
+                self.layout = None
+                self.note = " [elements not shown: unrecognized layout or unreadable memory]"
 
     def to_string(self):
+        if self.size is None:
+            return "zset::sorted_set (layout not recognized by this version of zset_printers.py)"
         noun = "element" if self.size == 1 else "elements"
-        text = "zset::sorted_set with %d %s (%s)" % (self.size, noun, self.encoding)
+        text = "zset::sorted_set with %d %s (%s)%s" % (self.size, noun, self.encoding, self.note)
         limit = _element_limit()
         if self.layout is not None and limit is not None and self.size > limit:
             text += ", showing first %d" % limit
@@ -214,7 +272,7 @@ class SortedSetPrinter(object):
         return "map"
 
     def children(self):
-        if self.layout is None or self.size == 0:
+        if self.layout is None or not self.size:
             return
         try:
             for i, (member, score) in enumerate(_walk(self.layout, self.skiplist,
@@ -254,13 +312,14 @@ def SortedSetIteratorPrinter(val):
     """zset::sorted_set<...>::const_iterator: the element it points at, or end()."""
     node = val["node_"]
     if int(node) == 0:
-        return _IteratorTextPrinter("zset iterator (singular)")
+        # end() of a set that has no head sentinel yet, or a default-constructed iterator
+        return _IteratorTextPrinter("zset iterator (end or singular)")
     try:
         data = node.dereference()["data"]
         if int(data["h_"]) == 0:
             # Only the head sentinel has no block: this is end() (or rend().base()).
             return _IteratorTextPrinter("zset iterator (end)")
-        block = _Block(_IteratorLayout(data.type.strip_typedefs()), data)
+        block = _Block(_BlockLayout(data.type.strip_typedefs()), data)
         index = int(val["index_"])
         if index >= block.size:
             return _IteratorTextPrinter("zset iterator (invalid: index %d of %d)"
@@ -270,25 +329,6 @@ def SortedSetIteratorPrinter(val):
     except (gdb.error, gdb.GdbError, gdb.MemoryError, RuntimeError, TypeError, ValueError):
         return _IteratorTextPrinter("zset iterator (unreadable, node %s, index %d)"
                                     % (node, int(val["index_"])))
-
-
-class _IteratorLayout(object):
-    """The subset of _Layout a single block needs, built from the block type alone."""
-
-    def __init__(self, block_type):
-        self.score_type = block_type.template_argument(0).strip_typedefs()
-        self.member_type = block_type.template_argument(1).strip_typedefs()
-        self.byte_members = _is_byte_string(self.member_type)
-        header_size = None
-        for field in block_type.fields():
-            if field.name == "h_":
-                header_size = field.type.strip_typedefs().target().sizeof
-        if header_size is None:
-            raise gdb.GdbError("zset: unexpected block type")
-        self.uchar_ptr = gdb.lookup_type("unsigned char").pointer()
-        self.char_ptr = gdb.lookup_type("char").pointer()
-        self.u32_ptr = gdb.lookup_type("unsigned int").pointer()
-        self.scores_offset = _align_up(header_size, _alignof(self.score_type))
 
 
 def build_pretty_printer():

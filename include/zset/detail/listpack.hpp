@@ -65,42 +65,61 @@ std::size_t member_size(member_view_t<Member> m) noexcept {
         return sizeof(Member);
 }
 
-/// Bitmask of positions in [0, n) whose byte equals `value` (visits 16 positions per step).
+/// Bytes a block keeps readable past each of its byte arrays, so the SIMD loops below may load
+/// a whole 16-byte chunk at the end of an array.
+inline constexpr std::size_t simd_slack = 16;
+
+#ifdef ZSET_DETAIL_SSE2
+/// Lanes [0, n) set, for n in [0, 16].
+inline __m128i first_lanes(std::size_t n) noexcept {
+    const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    return _mm_cmplt_epi8(iota, _mm_set1_epi8(static_cast<char>(n)));
+}
+#endif
+
+/// Calls visit(i) for each i in [0, n) with bytes[i] == value, in order, until visit returns
+/// true (then returns true). 16 positions per step; reads up to simd_slack bytes past n.
 template <class Visit>
 inline bool for_each_byte_match(const std::uint8_t* bytes, std::size_t n, std::uint8_t value,
                                 Visit&& visit) {
-    std::size_t i = 0;
 #ifdef ZSET_DETAIL_SSE2
     const __m128i needle = _mm_set1_epi8(static_cast<char>(value));
-    for (; i + 16 <= n; i += 16) {
+    for (std::size_t i = 0; i < n; i += 16) {
         const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + i));
-        auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(chunk, needle)));
+        __m128i hits = _mm_cmpeq_epi8(chunk, needle);
+        if (n - i < 16) hits = _mm_and_si128(hits, first_lanes(n - i));
+        auto mask = static_cast<unsigned>(_mm_movemask_epi8(hits));
         while (mask != 0) {
             const auto bit = static_cast<std::size_t>(__builtin_ctz(mask));
             if (visit(i + bit)) return true;
             mask &= mask - 1;
         }
     }
-#endif
-    for (; i < n; ++i)
+    return false;
+#else
+    for (std::size_t i = 0; i < n; ++i)
         if (bytes[i] == value && visit(i)) return true;
     return false;
+#endif
 }
 
-/// Sum of n bytes (the byte offset of element n when no member is long).
+/// Sum of n bytes (the byte offset of element n when no member is long). Reads up to
+/// simd_slack bytes past n.
 inline std::size_t sum_bytes(const std::uint8_t* bytes, std::size_t n) noexcept {
-    std::size_t total = 0, i = 0;
 #ifdef ZSET_DETAIL_SSE2
     __m128i acc = _mm_setzero_si128();
-    for (; i + 16 <= n; i += 16) {
-        const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + i));
+    for (std::size_t i = 0; i < n; i += 16) {
+        __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + i));
+        if (n - i < 16) chunk = _mm_and_si128(chunk, first_lanes(n - i));
         acc = _mm_add_epi64(acc, _mm_sad_epu8(chunk, _mm_setzero_si128()));
     }
-    total = static_cast<std::size_t>(_mm_cvtsi128_si32(acc)) +
-            static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_srli_si128(acc, 8)));
-#endif
-    for (; i < n; ++i) total += bytes[i];
+    return static_cast<std::size_t>(_mm_cvtsi128_si32(acc)) +
+           static_cast<std::size_t>(_mm_cvtsi128_si32(_mm_srli_si128(acc, 8)));
+#else
+    std::size_t total = 0;
+    for (std::size_t i = 0; i < n; ++i) total += bytes[i];
     return total;
+#endif
 }
 
 template <class Score, class Member, class Allocator>
@@ -118,6 +137,7 @@ public:
 
 private:
     struct header {
+        void* owner;  // the skiplist node that holds this block (lookups come in by block)
         std::uint32_t size;
         std::uint32_t capacity;
         std::uint32_t heap_used;
@@ -149,10 +169,12 @@ private:
         return align_up(scores_end(cap), alignof(Member));
     }
     static size_type total_bytes(size_type cap, size_type heap_cap) noexcept {
+        // simd_slack keeps a 16-byte load at the end of the fingerprint / length arrays inside
+        // the allocation whatever follows them
         if constexpr (bytes)
-            return heap_offset(cap) + heap_cap;
+            return heap_offset(cap) + heap_cap + simd_slack;
         else
-            return members_offset(cap) + cap * sizeof(Member);
+            return members_offset(cap) + cap * sizeof(Member) + simd_slack;
     }
 
     header* h_;
@@ -201,6 +223,7 @@ public:
         const size_type cap = grown(old.size() + extra);
         const size_type heap = bytes ? grown_heap(old.heap_used() + extra_heap) : 0;
         block fresh = create(alloc, cap, heap);
+        fresh.set_owner(old.owner());
         old.move_range_to(0, old.size(), fresh);
         destroy(alloc, old);
         return fresh;
@@ -212,6 +235,8 @@ public:
 
     // ---- observers ----------------------------------------------------------------------
 
+    void* owner() const noexcept { return h_->owner; }
+    void set_owner(void* o) noexcept { h_->owner = o; }
     size_type size() const noexcept { return h_->size; }
     bool empty() const noexcept { return h_->size == 0; }
     size_type capacity() const noexcept { return h_->capacity; }
@@ -307,6 +332,12 @@ public:
     size_type find(view m, std::uint8_t fp, const KeyEqual& eq) const {
         size_type found = npos;
         for_each_byte_match(fingerprints(), size(), fp, [&](size_type i) {
+            if constexpr (bytes) {
+                // the length byte rules out most false fingerprint matches without locating
+                // the member's bytes
+                const std::uint8_t len = lengths()[i];
+                if (len != long_length && len != m.size()) return false;
+            }
             if (eq(member(i), m)) {
                 found = i;
                 return true;

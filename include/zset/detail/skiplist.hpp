@@ -126,7 +126,12 @@ public:
     node* head() const noexcept { return head_; }
     node* first() const noexcept { return head_ != nullptr ? head_->links()[0].next : nullptr; }
     node* last() const noexcept { return head_ != nullptr ? head_->prev : nullptr; }
-    node* by_id(std::uint32_t id) const noexcept { return reinterpret_cast<node*>(ids_[id]); }
+    /// The block registered under a node id (the index's way in: one table read, no node).
+    block_type block_by_id(std::uint32_t id) const noexcept {
+        return block_type::from_raw(reinterpret_cast<void*>(ids_[id]));
+    }
+    static node* owner_of(block_type b) noexcept { return static_cast<node*>(b.owner()); }
+    node* by_id(std::uint32_t id) const noexcept { return owner_of(block_by_id(id)); }
 
     /// Frees every node. Never throws.
     void clear() noexcept {
@@ -251,7 +256,7 @@ public:
         const bool full =
             n >= limit_entries || (n > 0 && b.heap_used() + need > limit_heap);
         if (!full) {
-            if (!b.fits(m)) t->data = block_type::regrow(alloc_, b, 1, need);
+            if (!b.fits(m)) set_block(t, block_type::regrow(alloc_, b, 1, need));
             put(t->data, where.index, s, staged, m, fp);
             refresh_first(t);
             count_insert(p, t);
@@ -286,7 +291,7 @@ public:
         b.move_range_to(k, n, fresh->data);
         b.move_range_to(0, k, regrown);
         block_type::destroy(alloc_, b);
-        t->data = regrown;
+        set_block(t, regrown);
         link_after_covering(p, fresh, where.start + k);
         for (size_type i = 0, off = 0; i < fresh->data.size(); ++i) {
             moved(fresh->data.member_at(i, off), fresh->data.score(i), t, fresh);
@@ -356,12 +361,12 @@ public:
         descend([](const node*) { return true; }, p);  // the last node at every level
         ZSET_TRY {
             fill(n->data);
-            refresh_first(n);
-            adopt_head(p, n);
         } ZSET_CATCH_ALL {
             destroy_node(n);
             ZSET_RETHROW;
         }
+        refresh_first(n);
+        adopt_head(p, n);  // frees n itself if it throws
         link_after_covering(p, n, size_);
         const size_type added = n->data.size();
         for (int i = 0; i < level_; ++i) {
@@ -395,6 +400,7 @@ public:
         const node* prev = head();
         for (const node* n = first(); n != head(); n = n->next(0)) {
             if (n->prev != prev || n->data.empty() || by_id(n->id) != n) return false;
+            if (block_by_id(n->id) != n->data) return false;
             if (!(n->first_score == n->data.score(0))) return false;
             if (n->height < 1 || n->height > level_) return false;
             count += n->size();
@@ -541,10 +547,10 @@ private:
             block_type::destroy(alloc_, b);
             ZSET_RETHROW;
         }
-        n->data = b;
         n->prev = nullptr;
         for (int i = 0; i < height; ++i) n->links()[i] = link{nullptr, 0};
-        n->id = acquire_id(n);
+        n->id = acquire_id();
+        set_block(n, b);
         return n;
     }
 
@@ -589,11 +595,18 @@ private:
     }
 
     // id table -------------------------------------------------------------------------------
-    std::uint32_t acquire_id(node* n) noexcept {
+    std::uint32_t acquire_id() noexcept {
         const std::uint32_t id = free_id_;
         free_id_ = static_cast<std::uint32_t>(ids_[id] >> 1);
-        ids_[id] = reinterpret_cast<std::uintptr_t>(n);
+        ids_[id] = 0;
         return id;
+    }
+
+    /// Gives node n block b: the block learns its node, the id table its block.
+    void set_block(node* n, block_type b) noexcept {
+        n->data = b;
+        b.set_owner(n);
+        ids_[n->id] = reinterpret_cast<std::uintptr_t>(b.raw());
     }
     void release_id(std::uint32_t id) noexcept {
         ids_[id] = (std::uintptr_t{free_id_} << 1) | 1u;

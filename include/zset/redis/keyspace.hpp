@@ -707,10 +707,17 @@ private:
     }
 
     /// Before inserting `member` (not present) into `s`: converts as Redis's zsetAdd would.
-    void prepare_insert(set_type& s, std::string_view member) {
-        if (is_listpack(s) && (s.size() + 1 > opts_.zset_max_listpack_entries ||
-                               member.size() > opts_.zset_max_listpack_value))
+    /// \returns whether the member goes into a listpack (and so stores -0 as 0).
+    bool prepare_insert(set_type& s, std::string_view member) {
+        if (!is_listpack(s)) return false;
+        if (s.size() + 1 <= opts_.zset_max_listpack_entries &&
+            member.size() <= opts_.zset_max_listpack_value)
+            return true;
+        if (s.empty())
+            s = set_type(force_skiplist());  // converts itself on this first insertion
+        else
             convert_to_skiplist(s);
+        return false;
     }
 
     /// Builds a set from sorted, unique elements in the smallest encoding that fits.
@@ -958,11 +965,11 @@ private:
             const std::string_view member = a[scoreidx + 1 + j * 2];
             double score = scores_[j];
             bool exists = true;
+            bool lp = false;
             if (is_listpack(s)) {
                 exists = s.contains(member);
-                if (!exists && !xx) prepare_insert(s, member);
+                lp = exists || xx || prepare_insert(s, member);
             }
-            const bool lp = is_listpack(s);
             if (incr) {
                 const std::size_t before = s.size();
                 std::optional<double> r;
@@ -1128,14 +1135,15 @@ private:
     // ---- ZRANGE family ----------------------------------------------------------------------
 
     template <class Out>
-    void z_range(call& c, Out& o, std::size_t src, bool store, range_kind kind, range_dir dir) {
+    void z_range(call& c, Out& o, std::size_t src, bool to_store, range_kind kind,
+                 range_dir dir) {
         const std::string_view* a = c.argv;
         std::size_t minidx = src + 1, maxidx = src + 2;
         bool withscores = false;
         long long offset = 0, limit = -1;
         for (std::size_t j = src + 3; j < c.argc; ++j) {
             const std::size_t left = c.argc - j - 1;
-            if (!store && detail::opt_eq(a[j], "withscores")) {
+            if (!to_store && detail::opt_eq(a[j], "withscores")) {
                 withscores = true;
             } else if (detail::opt_eq(a[j], "limit") && left >= 2) {
                 const auto off = parse_integer(a[j + 1]);
@@ -1186,13 +1194,13 @@ private:
         }
         const zlookup z = zfind(a[src]);
         if (z.set == nullptr && !z.wrongtype) {
-            if (store) return store_result_empty(a[1], o);
+            if (to_store) return store_result_empty(a[1], o);
             return o.array(0);
         }
         if (z.wrongtype) return o.error(err_wrongtype);
         const set_type& s = *z.set;
         const zset::limit lim{offset, limit};
-        if (!store) {
+        if (!to_store) {
             switch (kind) {
             case range_kind::score:
                 return reverse ? emit_range(o, s.rev_range_by_score(*srange, lim), withscores)
@@ -1224,8 +1232,24 @@ private:
             else collect(s.range_by_rank(start, end));
             break;
         }
+        if (els.empty()) return store_result_empty(a[1], o);
+        // Redis creates the destination from a size hint (the exact length for a rank range,
+        // none for score and lex ranges): a skiplist when the hint exceeds the entries limit,
+        // else a listpack. It then adds the elements one by one in range order, converting at
+        // the first one that exceeds the thresholds; those added before went through the
+        // listpack (-0 became 0).
+        std::size_t fit = 0;
+        if (kind != range_kind::rank || els.size() <= opts_.zset_max_listpack_entries) {
+            while (fit < els.size() && fit + 1 <= opts_.zset_max_listpack_entries &&
+                   els[fit].first.size() <= opts_.zset_max_listpack_value)
+                ++fit;
+        }
+        for (std::size_t i = 0; i < fit; ++i) els[i].second = listpack_score(els[i].second);
         if (reverse) std::reverse(els.begin(), els.end());
-        store_result(a[1], els, o);
+        set_type built = build_set(els, fit == els.size());
+        const auto count = static_cast<long long>(built.size());
+        store(a[1], value(std::move(built)));
+        o.integer(count);
     }
 
     /// *STORE with an empty result: deletes the destination, replies 0.
@@ -1675,7 +1699,9 @@ private:
     void g_select(call& c, Out& o) {
         const auto id = parse_integer(c.argv[1]);
         if (!id) return o.error(err_not_integer);
-        if (*id < INT_MIN || *id > INT_MAX) return o.error(err_out_of_range);
+        if (*id < INT_MIN || *id > INT_MAX)
+            return o.error("ERR value is out of range, value must between -2147483648 and "
+                           "2147483647");
         if (*id != 0) return o.error("ERR DB index is out of range");
         o.simple("OK");
     }
@@ -1769,21 +1795,32 @@ private:
         }
     }
 
+    /// CONFIG GET pattern...: a pattern without glob characters names one parameter
+    /// (case-insensitively) and is echoed as typed; a glob lists the canonical names it matches.
+    /// Each parameter is listed once.
     template <class Out>
     void g_config_get(call& c, Out& o) {
-        std::vector<const config_param*> hits;
-        for (const config_param& p : config_params) {
-            for (std::size_t j = 2; j < c.argc; ++j) {
-                if (glob_match(detail::c_string_prefix(c.argv[j]), p.name, true)) {
-                    hits.push_back(&p);
-                    break;
-                }
+        std::vector<std::pair<std::string_view, const config_param*>> hits;
+        const auto listed = [&hits](const config_param* p) {
+            for (const auto& h : hits)
+                if (h.second == p) return true;
+            return false;
+        };
+        for (std::size_t j = 2; j < c.argc; ++j) {
+            const std::string_view pattern = detail::c_string_prefix(c.argv[j]);
+            if (pattern.find_first_of("*?[") == std::string_view::npos) {
+                for (const config_param& p : config_params)
+                    if (detail::opt_eq(pattern, p.name) && !listed(&p))
+                        hits.emplace_back(pattern, &p);
+                continue;
             }
+            for (const config_param& p : config_params)
+                if (!listed(&p) && glob_match(pattern, p.name, true)) hits.emplace_back(p.name, &p);
         }
         o.map(hits.size());
-        for (const config_param* p : hits) {
-            o.bulk(p->name);
-            o.bulk(config_value(p->which));
+        for (const auto& h : hits) {
+            o.bulk(h.first);
+            o.bulk(config_value(h.second->which));
         }
     }
 
@@ -1804,7 +1841,8 @@ private:
                 return o.error(text);
             }
             for (std::size_t k = 0; k < i; ++k) {
-                if (which[k] == found->which) {
+                if (detail::opt_eq(c.argv[2 + k * 2], found->name) &&
+                    detail::opt_eq(name, found->name)) {
                     std::string text = "ERR CONFIG SET failed (possibly related to argument '";
                     text += detail::c_string_prefix(name);
                     text += "') - duplicate parameter";
@@ -1826,11 +1864,21 @@ private:
                 o.error(text);
             };
             if (which[i] <= 1) {
-                const auto v = parse_integer(arg);
-                if (!v) return fail("argument couldn't be parsed into an integer");
-                if (*v < 0)
+                // zset-max-listpack-entries is an integer config (string2ll); -value is a memory
+                // config (memtoull: digits and an optional unit, "" is 0).
+                unsigned long long v = 0;
+                if (which[i] == 0) {
+                    const auto n = parse_integer(arg);
+                    if (!n) return fail("argument couldn't be parsed into an integer");
+                    v = static_cast<unsigned long long>(*n);
+                } else {
+                    const auto n = parse_memory(arg);
+                    if (!n) return fail("argument must be a memory value");
+                    v = *n;
+                }
+                if (v > static_cast<unsigned long long>(LLONG_MAX))
                     return fail("argument must be between 0 and 9223372036854775807 inclusive");
-                (which[i] == 0 ? entries : value_len) = static_cast<std::size_t>(*v);
+                (which[i] == 0 ? entries : value_len) = static_cast<std::size_t>(v);
             } else if (which[i] == 2) {
                 save.assign(arg.data(), arg.size());
             } else {
@@ -1843,6 +1891,35 @@ private:
         save_ = std::move(save);
         appendonly_ = std::move(appendonly);
         o.simple("OK");
+    }
+
+    /// Redis memtoull(): decimal digits, then nothing, "b", "k", "kb", "m", "mb", "g" or "gb"
+    /// (case-insensitive); "" is 0; the value wraps like Redis's unsigned arithmetic.
+    static std::optional<unsigned long long> parse_memory(std::string_view arg) {
+        const std::string_view s = detail::c_string_prefix(arg);
+        if (!s.empty() && s[0] == '-') return std::nullopt;
+        std::size_t digits = 0;
+        while (digits < s.size() && s[digits] >= '0' && s[digits] <= '9') ++digits;
+        const std::string_view unit = s.substr(digits);
+        unsigned long long mul = 0;
+        const std::pair<std::string_view, unsigned long long> units[] = {
+            {"", 1},           {"b", 1},
+            {"k", 1000},       {"kb", 1024},
+            {"m", 1000000},    {"mb", 1024 * 1024},
+            {"g", 1000000000}, {"gb", 1024ull * 1024 * 1024}};
+        for (const auto& u : units)
+            if (detail::opt_eq(unit, u.first)) mul = u.second;
+        if (mul == 0 || digits >= 128) return std::nullopt;
+        unsigned long long v = 0;
+        for (std::size_t i = 0; i < digits; ++i) {
+            const auto d = static_cast<unsigned long long>(s[i] - '0');
+            if (v > (ULLONG_MAX - d) / 10) {
+                v = ULLONG_MAX;  // strtoull saturates (ERANGE is not checked by Redis)
+                break;
+            }
+            v = v * 10 + d;
+        }
+        return v * mul;
     }
 
     template <class Out>
@@ -1979,7 +2056,9 @@ private:
         const auto ttl = parse_integer(c.argv[2]);
         if (!ttl) return o.error(err_not_integer);
         if (*ttl < 0) return o.error("ERR Invalid TTL value, must be >= 0");
-        if (*ttl > 0) return o.error("ERR TTL is not supported by this keyspace");
+        // No expiry here: a TTL is refused once the payload is known to be good (the errors
+        // Redis would give come first).
+        constexpr std::string_view ttl_unsupported = "ERR TTL is not supported by this keyspace";
         const std::string_view payload = c.argv[3];
         if (!payload_footer_ok(payload))
             return o.error(zset::rdb::redis_error_version_or_checksum);
@@ -1994,6 +2073,7 @@ private:
             } catch (const zset::rdb::format_error&) {
                 return o.error(zset::rdb::redis_error_bad_data_format);
             }
+            if (*ttl > 0) return o.error(ttl_unsupported);
             store(key, value(std::move(s)));
             return o.simple("OK");
 #else
@@ -2002,6 +2082,7 @@ private:
         }
         zset::rdb::restore_result res = zset::rdb::try_restore_payload(payload);
         if (!res.ok()) return o.error(res.redis_error());
+        if (*ttl > 0) return o.error(ttl_unsupported);
         std::size_t longest = 0;
         for (const auto& e : res.elements) longest = std::max(longest, e.first.size());
         const bool packed = res.type == zset::rdb::payload_type::zset_listpack ||

@@ -1,0 +1,986 @@
+#!/usr/bin/env python3
+"""Differential test: zset-server against a real redis-server on seeded random command streams.
+
+Starts `redis-server --port <free> --save '' --appendonly no` and `zset-server --port 0
+--double-format 17g` on 127.0.0.1, sends the same random commands to both over RESP2 and RESP3
+connections and compares the replies.
+
+Comparison rules (Debian's redis-server is 7.0.15):
+  * replies are compared exactly: zset-server runs with Redis 7.0's "%.17g" double format, so
+    even double texts must match byte for byte;
+  * ZUNION / ZINTER ... WITHSCORES with AGGREGATE SUM: scores may differ by a relative 1e-12,
+    because the summation order of inputs with equal cardinality depends on the C library's
+    qsort (Redis sorts the inputs by size). Such differences are counted and reported as
+    "tolerated"; they are the only tolerance in this test;
+  * ZRANDMEMBER and ZSCAN are checked by their properties (membership, counts, distinctness,
+    scores, full-iteration coverage and cursor termination); their ZSCAN scores compare by value;
+  * lex-range commands are only sent for keys whose members all share one score (Redis leaves
+    the result unspecified otherwise);
+  * 7.2+ features are not sent (ZRANK/ZREVRANK WITHSCORE), nor are the documented deviations
+    (SELECT of a database other than 0, RESTORE with a TTL, COMMAND/HELLO contents).
+
+Exit status: 0 when there is no mismatch, 1 otherwise, 77 when redis-server is not installed
+(ctest SKIP_RETURN_CODE), 2 on a setup failure.
+"""
+
+import argparse
+import os
+import random
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+SKIP = 77
+
+# ----------------------------------------------------------------------------------------------
+# RESP client
+# ----------------------------------------------------------------------------------------------
+
+
+def encode(argv):
+    out = [b"*%d\r\n" % len(argv)]
+    for a in argv:
+        out.append(b"$%d\r\n" % len(a))
+        out.append(a)
+        out.append(b"\r\n")
+    return b"".join(out)
+
+
+def read_reply(f):
+    line = f.readline()
+    if not line.endswith(b"\r\n"):
+        raise ConnectionError("connection closed")
+    t, body = line[:1], line[1:-2]
+    if t == b"+":
+        return ("simple", body)
+    if t == b"-":
+        return ("error", body)
+    if t == b":":
+        return ("int", int(body))
+    if t == b"$":
+        n = int(body)
+        if n < 0:
+            return ("nullbulk",)
+        data = f.read(n + 2)
+        return ("bulk", data[:-2])
+    if t == b"*":
+        n = int(body)
+        if n < 0:
+            return ("nullarray",)
+        return ("array", [read_reply(f) for _ in range(n)])
+    if t == b"%":
+        n = int(body)
+        return ("map", [(read_reply(f), read_reply(f)) for _ in range(n)])
+    if t == b"~":
+        n = int(body)
+        return ("set", [read_reply(f) for _ in range(n)])
+    if t == b"_":
+        return ("null",)
+    if t == b",":
+        return ("double", body)
+    if t == b"#":
+        return ("bool", body == b"t")
+    if t == b"(":
+        return ("bignum", body)
+    if t == b"=":
+        n = int(body)
+        data = f.read(n + 2)
+        return ("verbatim", data[:-2])
+    if t == b"|":
+        n = int(body)
+        for _ in range(n):
+            read_reply(f)
+            read_reply(f)
+        return read_reply(f)
+    raise ValueError("bad reply line %r" % line)
+
+
+class Conn:
+    def __init__(self, port):
+        self.sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.f = self.sock.makefile("rb")
+
+    def send(self, argv):
+        self.sock.sendall(encode(argv))
+
+    def read(self):
+        return read_reply(self.f)
+
+    def call(self, argv):
+        self.send(argv)
+        return self.read()
+
+    def close(self):
+        try:
+            self.f.close()
+            self.sock.close()
+        except OSError:
+            pass
+
+
+class Pair:
+    """One connection to each server, in the same protocol."""
+
+    def __init__(self, rport, zport, resp3):
+        self.r = Conn(rport)
+        self.z = Conn(zport)
+        self.resp3 = resp3
+        if resp3:
+            self.r.call([b"HELLO", b"3"])
+            self.z.call([b"HELLO", b"3"])
+
+    def call(self, argv):
+        self.r.send(argv)
+        self.z.send(argv)
+        return self.r.read(), self.z.read()
+
+    def close(self):
+        self.r.close()
+        self.z.close()
+
+
+# ----------------------------------------------------------------------------------------------
+# Servers
+# ----------------------------------------------------------------------------------------------
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def wait_ping(port, proc, seconds=10.0):
+    deadline = time.time() + seconds
+    while time.time() < deadline:
+        if proc.poll() is not None:
+            return False
+        try:
+            c = Conn(port)
+            ok = c.call([b"PING"]) == ("simple", b"PONG")
+            c.close()
+            if ok:
+                return True
+        except OSError:
+            time.sleep(0.05)
+    return False
+
+
+def start_redis(binary, workdir):
+    for _ in range(5):
+        port = free_port()
+        proc = subprocess.Popen(
+            [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+             "no", "--dir", workdir, "--daemonize", "no", "--logfile", os.path.join(workdir, "redis.log")],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if wait_ping(port, proc):
+            return proc, port
+        proc.kill()
+        proc.wait()
+    raise RuntimeError("could not start redis-server")
+
+
+def start_zset(binary):
+    proc = subprocess.Popen([binary, "--port", "0", "--double-format", "17g"],
+                            stdout=subprocess.PIPE, stderr=sys.stderr)
+    line = proc.stdout.readline().decode()
+    if "listening on" not in line:
+        proc.kill()
+        raise RuntimeError("zset-server did not start: %r" % line)
+    port = int(line.strip().rsplit(":", 1)[1])
+    if not wait_ping(port, proc):
+        proc.kill()
+        raise RuntimeError("zset-server does not answer PING")
+    return proc, port
+
+
+# ----------------------------------------------------------------------------------------------
+# Value pools
+# ----------------------------------------------------------------------------------------------
+
+ZKEYS = [b"z0", b"z1", b"z2", b"z3", b"z4", b"z5"]
+LEXKEYS = [b"lex0", b"lex1", b"lex2"]
+SKEYS = [b"s0", b"s1"]
+MISSING = [b"nokey", b"missing:1"]
+DSTKEYS = [b"d0", b"d1", b"z5", b"s1", b"lex2"]
+
+MEMBERS = [b"a", b"b", b"c", b"d", b"e", b"f", b"g", b"h", b"A", b"B", b"", b"0", b"1", b"-1",
+           b"10", b"007", b"ab", b"abc", b"b\x00c", b"\x00", b"\xff", b"\xff\xfe", b"caf\xc3\xa9",
+           b" ", b"a b", b"*", b"[", b"(", b"-", b"+", b"9223372036854775807",
+           b"12345678901234567890", b"3.14", b"-0", b"m1", b"m12"]
+
+SCORES = [b"0", b"1", b"-1", b"2", b"3", b"10", b"-0", b"0.5", b"1.5", b"-2.5", b"inf", b"-inf",
+          b"+inf", b"Inf", b"infinity", b"-Infinity", b"1e10", b"1e15", b"1e16", b"1e17", b"1e19",
+          b"1e20", b"0x10", b"0X1p3", b"-0x1.8p1", b"1e-310", b"4e-324", b"2.2250738585072014e-308",
+          b"1e308", b"-1e308", b"0.1", b"0.2", b"0.3", b"1.7976931348623157e308",
+          b"3.0000000000000004", b"9007199254740993", b".5", b"5.", b"+5", b"1E2",
+          b"4611686018427387904", b"4611686018427387905", b"-4611686018427387904",
+          b"1152921504606846976", b"123456789012345678"]
+BAD_SCORES = [b"nan", b"NaN", b"-nan", b"abc", b"", b" 1", b"1 ", b"1e400", b"-1e400", b"1e-400",
+              b"0x", b"(1", b"1,5", b"1\x00", b"--1", b"inf1", b"0x1p99999", b"\t2"]
+BOUNDS = [b"-inf", b"+inf", b"inf", b"(-inf", b"(+inf", b"0", b"(0", b"1", b"(1", b"-1",
+          b"(2.5", b"1e400", b"-1e400", b"(1e-400", b" 1", b"", b"(", b"nan", b"(nan", b"x",
+          b"1x", b"((1", b"0x10", b"(0x1p-3", b"1\x00junk", b"-0", b"(-0", b"10", b"(10", b"1e15",
+          b"[1", b"1 "]
+LEX = [b"-", b"+", b"[a", b"(a", b"[b", b"(c", b"[", b"(", b"[m1", b"(m5", b"[\x00", b"(\xff",
+       b"[\xff", b"a", b"", b"+x", b"-x", b"+\x00x", b"-\x00", b"[A", b"(z", b"[m", b"[\x00\x00"]
+RANKS = [b"0", b"1", b"-1", b"2", b"-2", b"5", b"-5", b"10", b"-10", b"100", b"-100",
+         b"9223372036854775807", b"-9223372036854775808", b"9223372036854775808", b"x", b"1.5",
+         b"-0", b"01", b"", b" 1", b"+1"]
+WEIGHTS = [b"1", b"2", b"0", b"-1", b"0.5", b"inf", b"-inf", b"1e308", b"-0", b"3"]
+PATTERNS = [b"*", b"a*", b"m1*", b"*[a-c]*", b"?", b"[^a]*", b"\\*", b"m?", b"*\x00*", b"[",
+            b"[a-", b"[z-a]", b"*b", b"**", b"", b"[\\]]", b"m[0-9]", b"*1", b"[^m]?*", b"x*",
+            b"A*", b"[a-\xff]*", b"\\", b"*\\", b"?*?"]
+
+
+class Gen:
+    def __init__(self, seed):
+        self.rnd = random.Random(seed)
+        self.fresh = 0
+
+    def choice(self, seq):
+        return self.rnd.choice(seq)
+
+    def chance(self, p):
+        return self.rnd.random() < p
+
+    def case(self, word):
+        r = self.rnd.random()
+        if r < 0.4:
+            return word.upper()
+        if r < 0.7:
+            return word.lower()
+        return bytes((c ^ 0x20) if (65 <= (c | 0x20) <= 122 and self.chance(0.5)) else c for c in word)
+
+    def member(self):
+        r = self.rnd.random()
+        if r < 0.55:
+            return self.choice(MEMBERS)
+        if r < 0.9:
+            return b"m%d" % self.rnd.randrange(300)
+        if r < 0.97:
+            return b"x" * self.choice([60, 63, 64, 65, 70, 100]) + b"%d" % self.rnd.randrange(8)
+        return bytes(self.rnd.randrange(256) for _ in range(self.rnd.randrange(1, 6)))
+
+    def score(self):
+        r = self.rnd.random()
+        if r < 0.45:
+            return self.choice(SCORES)
+        if r < 0.8:
+            return b"%d" % self.rnd.randint(-20, 20)
+        return repr(self.rnd.uniform(-1000, 1000)).encode()
+
+    def maybe_bad_score(self, p=0.04):
+        return self.choice(BAD_SCORES) if self.chance(p) else self.score()
+
+    def bound(self):
+        r = self.rnd.random()
+        if r < 0.55:
+            return self.choice(BOUNDS)
+        v = b"%d" % self.rnd.randint(-20, 20)
+        return b"(" + v if self.chance(0.4) else v
+
+    def lexbound(self):
+        if self.chance(0.65):
+            return self.choice(LEX)
+        return self.choice([b"[", b"("]) + self.member()
+
+    def rank(self):
+        if self.chance(0.65):
+            return b"%d" % self.rnd.randint(-12, 12)
+        return self.choice(RANKS)
+
+    def limit_args(self):
+        def n():
+            if self.chance(0.85):
+                return b"%d" % self.rnd.randint(-3, 15)
+            return self.choice([b"x", b"1.5", b"9223372036854775807", b"-9223372036854775808", b""])
+        return [self.case(b"LIMIT"), n(), n()]
+
+    def zkey(self):
+        r = self.rnd.random()
+        if r < 0.74:
+            return self.choice(ZKEYS)
+        if r < 0.85:
+            return self.choice(LEXKEYS)
+        if r < 0.93:
+            return self.choice(SKEYS)
+        return self.choice(MISSING)
+
+    def fresh_key(self, prefix=b"fresh"):
+        self.fresh += 1
+        return b"%s:%d" % (prefix, self.fresh)
+
+
+# ----------------------------------------------------------------------------------------------
+# The test
+# ----------------------------------------------------------------------------------------------
+
+
+def short(x, limit=400):
+    s = repr(x)
+    return s if len(s) <= limit else s[:limit] + "..."
+
+
+def as_float(text):
+    return float(text.decode())
+
+
+def flat_scored(reply, resp3):
+    """[(member, score_text)] from a WITHSCORES reply (flat in RESP2, nested in RESP3)."""
+    items = reply[1]
+    out = []
+    if resp3:
+        for it in items:
+            out.append((it[1][0][1], it[1][1][1]))
+    else:
+        for i in range(0, len(items), 2):
+            out.append((items[i][1], items[i + 1][1]))
+    return out
+
+
+class Differ:
+    def __init__(self, rport, zport, seed, verbose, debug=False):
+        self.debug = debug
+        self.rport, self.zport = rport, zport
+        self.g = Gen(seed)
+        self.p2 = Pair(rport, zport, False)
+        self.p3 = Pair(rport, zport, True)
+        self.blocker = Pair(rport, zport, False)
+        self.side = Conn(rport)  # Redis only, never compared: reads state for property checks
+        self.sent = 0
+        self.mismatches = 0
+        self.tolerated = 0
+        self.verbose = verbose
+        self.counts = {}
+
+    # ---- reporting ----------------------------------------------------------------------------
+
+    def mismatch(self, argv, r, z, why="replies differ"):
+        self.mismatches += 1
+        if self.mismatches <= 25:
+            print("MISMATCH (%s) #%d: %s\n  redis: %s\n  zset:  %s" %
+                  (why, self.sent, short(argv), short(r), short(z)))
+        if self.debug:
+            zside = Conn(self.zport)
+            for k in set(argv[1:]) & set(ZKEYS + LEXKEYS + DSTKEYS + SKEYS + MISSING):
+                for name, conn in (("redis", self.side), ("zset", zside)):
+                    print("  %s %r: %s %s" % (name, k, short(conn.call([b"OBJECT", b"ENCODING", k])),
+                                              short(conn.call([b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"]), 3000)))
+            zside.close()
+            raise SystemExit(1)
+
+    def note(self, argv):
+        self.sent += 1
+        name = argv[0].upper().decode("latin-1")
+        self.counts[name] = self.counts.get(name, 0) + 1
+
+    # ---- comparison helpers -------------------------------------------------------------------
+
+    def pair(self):
+        return self.p3 if self.g.chance(0.35) else self.p2
+
+    def exact(self, argv, pair=None):
+        pair = pair or self.pair()
+        r, z = pair.call(argv)
+        self.note(argv)
+        if r != z:
+            self.mismatch(argv, r, z)
+        if self.debug:
+            self.check_keys(argv)
+        return r, z
+
+    def check_keys(self, argv):
+        """Debug mode: after each command, every key it names must agree in content and encoding."""
+        zside = Conn(self.zport)
+        for k in set(argv[1:]) & set(ZKEYS + LEXKEYS + DSTKEYS + SKEYS + MISSING):
+            for q in ([b"OBJECT", b"ENCODING", k], [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"]):
+                a, b = self.side.call(q), zside.call(q)
+                if a != b:
+                    self.mismatch(argv, a, b, "state after command: %r" % q)
+        zside.close()
+
+    def side_members(self, key):
+        """{member: score} of a key in Redis, or None if missing / not a sorted set."""
+        rep = self.side.call([b"ZRANGE", key, b"0", b"-1", b"WITHSCORES"])
+        if rep[0] != "array":
+            return None
+        items = rep[1]
+        return {items[i][1]: as_float(items[i + 1][1]) for i in range(0, len(items), 2)}
+
+    def lex_safe(self, key):
+        m = self.side_members(key)
+        return m is None or len(set(m.values())) <= 1
+
+    def lex_key(self):
+        candidates = LEXKEYS + [self.g.choice(ZKEYS)] + MISSING[:1]
+        self.g.rnd.shuffle(candidates)
+        for k in candidates:
+            if self.lex_safe(k):
+                return k
+        return self.g.fresh_key(b"nolex")  # never written: a missing key
+
+    # ---- command generators -------------------------------------------------------------------
+
+    def cmd_zadd(self):
+        g = self.g
+        key = g.zkey()
+        lex = key in LEXKEYS
+        opts = []
+        for o in (b"NX", b"XX", b"GT", b"LT", b"CH", b"INCR"):
+            if g.chance(0.1):
+                opts.append(g.case(o))
+        g.rnd.shuffle(opts)
+        incr = any(o.upper() == b"INCR" for o in opts)
+        if incr:
+            n = 1 if g.chance(0.9) else 2
+        elif g.chance(0.05):
+            n = g.rnd.randint(20, 150)
+        else:
+            n = g.rnd.randint(1, 4)
+        args = []
+        for _ in range(n):
+            s = g.maybe_bad_score()
+            if lex and s not in BAD_SCORES:
+                s = g.choice([b"0", b"-0", b"0.0"])
+            args += [s, g.member()]
+        if g.chance(0.03):
+            args = args[:-1]
+        self.exact([g.case(b"ZADD"), key] + opts + args)
+
+    def cmd_zincrby(self):
+        g = self.g
+        key = g.choice(ZKEYS + SKEYS + MISSING)
+        self.exact([g.case(b"ZINCRBY"), key, g.maybe_bad_score(0.06), g.member()])
+
+    def cmd_zrem(self):
+        g = self.g
+        self.exact([g.case(b"ZREM"), g.zkey()] + [g.member() for _ in range(g.rnd.randint(1, 4))])
+
+    def cmd_lookup(self):
+        g = self.g
+        kind = g.rnd.randrange(6)
+        key = g.zkey()
+        if kind == 0:
+            argv = [g.case(b"ZSCORE"), key, g.member()]
+        elif kind == 1:
+            argv = [g.case(b"ZMSCORE"), key] + [g.member() for _ in range(g.rnd.randint(1, 4))]
+        elif kind == 2:
+            argv = [g.case(b"ZCARD"), key]
+        elif kind == 3:
+            argv = [g.case(b"ZCOUNT"), key, g.bound(), g.bound()]
+        else:
+            argv = [g.case(g.choice([b"ZRANK", b"ZREVRANK"])), key, g.member()]
+        self.exact(argv)
+
+    def cmd_lex(self):
+        g = self.g
+        key = self.lex_key()
+        kind = g.rnd.randrange(5)
+        if kind == 0:
+            argv = [g.case(b"ZLEXCOUNT"), key, g.lexbound(), g.lexbound()]
+        elif kind == 1:
+            argv = [g.case(g.choice([b"ZRANGEBYLEX", b"ZREVRANGEBYLEX"])), key, g.lexbound(),
+                    g.lexbound()]
+            if g.chance(0.4):
+                argv += g.limit_args()
+            if g.chance(0.05):
+                argv.append(g.case(b"WITHSCORES"))
+        elif kind == 2:
+            argv = [g.case(b"ZREMRANGEBYLEX"), key, g.lexbound(), g.lexbound()]
+        elif kind == 3:
+            argv = [g.case(b"ZRANGE"), key, g.lexbound(), g.lexbound(), g.case(b"BYLEX")]
+            if g.chance(0.4):
+                argv.append(g.case(b"REV"))
+            if g.chance(0.4):
+                argv += g.limit_args()
+            if g.chance(0.05):
+                argv.append(g.case(b"WITHSCORES"))
+        else:
+            dst = g.choice(DSTKEYS)
+            argv = [g.case(b"ZRANGESTORE"), dst, key, g.lexbound(), g.lexbound(), g.case(b"BYLEX")]
+            if g.chance(0.4):
+                argv.append(g.case(b"REV"))
+            if g.chance(0.4):
+                argv += g.limit_args()
+        self.exact(argv)
+
+    def shuffled(self, groups):
+        """Options given as groups of words ("LIMIT a b" stays together), in random order."""
+        self.g.rnd.shuffle(groups)
+        return [w for grp in groups for w in grp]
+
+    def range_tail(self, store):
+        g = self.g
+        form = g.rnd.randrange(3)
+        groups = []
+        if form == 0:
+            mn, mx = g.rank(), g.rank()
+        else:
+            mn, mx = g.bound(), g.bound()
+            groups.append([g.case(b"BYSCORE")])
+        if g.chance(0.4):
+            groups.append([g.case(b"REV")])
+        if (form != 0 and g.chance(0.4)) or (form == 0 and g.chance(0.05)):
+            groups.append(g.limit_args())
+        if not store and g.chance(0.5):
+            groups.append([g.case(b"WITHSCORES")])
+        if g.chance(0.04):
+            groups.append([g.choice([b"BYLEX", b"junk", b"LIMIT", b"WITHSCORES", b"BYSCORE"])])
+        return [mn, mx] + self.shuffled(groups)
+
+    def cmd_range(self):
+        g = self.g
+        kind = g.rnd.randrange(5)
+        key = g.zkey()
+        if kind == 0:
+            argv = [g.case(b"ZRANGE"), key] + self.range_tail(False)
+        elif kind == 1:
+            argv = [g.case(g.choice([b"ZRANGEBYSCORE", b"ZREVRANGEBYSCORE"])), key, g.bound(),
+                    g.bound()]
+            groups = []
+            if g.chance(0.5):
+                groups.append([g.case(b"WITHSCORES")])
+            if g.chance(0.4):
+                groups.append(g.limit_args())
+            argv += self.shuffled(groups)
+        elif kind == 2:
+            argv = [g.case(b"ZREVRANGE"), key, g.rank(), g.rank()]
+            if g.chance(0.5):
+                argv.append(g.case(b"WITHSCORES"))
+        elif kind == 3:
+            argv = [g.case(b"ZRANGESTORE"), g.choice(DSTKEYS), key] + self.range_tail(True)
+        else:
+            argv = [g.case(g.choice([b"ZREMRANGEBYRANK", b"ZREMRANGEBYSCORE"])), key]
+            argv += [g.rank(), g.rank()] if argv[0].upper() == b"ZREMRANGEBYRANK" else [g.bound(), g.bound()]
+        self.exact(argv)
+
+    def cmd_pop(self):
+        g = self.g
+        kind = g.rnd.randrange(3)
+        if kind < 2:
+            argv = [g.case(g.choice([b"ZPOPMIN", b"ZPOPMAX"])), g.zkey()]
+            if g.chance(0.6):
+                argv.append(g.choice([b"0", b"1", b"2", b"3", b"10", b"-1", b"x", b"1.5", b"200"]))
+            if g.chance(0.03):
+                argv.append(b"extra")
+        else:
+            n = g.rnd.randint(1, 3)
+            keys = [g.zkey() for _ in range(n)]
+            numkeys = b"%d" % n
+            if g.chance(0.08):
+                numkeys = g.choice([b"0", b"-1", b"x", b"%d" % (n + 1), b"%d" % (n + 5)])
+            argv = [g.case(b"ZMPOP"), numkeys] + keys + [g.case(g.choice([b"MIN", b"MAX", b"MID"]) if g.chance(0.05) else g.choice([b"MIN", b"MAX"]))]
+            if g.chance(0.5):
+                argv += [g.case(b"COUNT"), g.choice([b"1", b"2", b"5", b"0", b"-1", b"x", b"100"])]
+            if g.chance(0.03):
+                argv += [g.case(b"COUNT"), b"1"]
+        self.exact(argv)
+
+    def cmd_blocking_now(self):
+        """Blocking pops that return at once (a key has elements) or after a 10 ms timeout."""
+        g = self.g
+        timeout = g.choice([b"0.01", b"0.01", b"0.02"])
+        if g.chance(0.12):
+            timeout = g.choice([b"-1", b"x", b"inf", b"-inf", b"", b" 1", b"1e400", b"nan", b"-0.5"])
+        if g.chance(0.6):
+            keys = [g.zkey() for _ in range(g.rnd.randint(1, 3))]
+            argv = [g.case(g.choice([b"BZPOPMIN", b"BZPOPMAX"]))] + keys + [timeout]
+        else:
+            n = g.rnd.randint(1, 3)
+            keys = [g.zkey() for _ in range(n)]
+            argv = [g.case(b"BZMPOP"), timeout, b"%d" % n] + keys + [g.choice([b"MIN", b"max"])]
+            if g.chance(0.5):
+                argv += [b"COUNT", g.choice([b"1", b"2", b"10", b"0"])]
+        self.exact(argv)
+
+    def cmd_blocking_cross(self):
+        """A client blocks on fresh keys; another client then feeds one of them."""
+        g = self.g
+        keys = [g.fresh_key(b"blk") for _ in range(g.rnd.randint(1, 2))]
+        if g.chance(0.5):
+            bargv = [g.choice([b"BZPOPMIN", b"BZPOPMAX"])] + keys + [b"5"]
+        else:
+            bargv = [b"BZMPOP", b"5", b"%d" % len(keys)] + keys + [g.choice([b"MIN", b"MAX"]),
+                                                                     b"COUNT", b"2"]
+        self.blocker.r.send(bargv)
+        self.blocker.z.send(bargv)
+        time.sleep(0.002)
+        target = g.choice(keys)
+        feed = [b"ZADD", target]
+        for _ in range(g.rnd.randint(1, 3)):
+            feed += [g.score(), g.member()]
+        self.exact(feed, self.p2)
+        r, z = self.blocker.r.read(), self.blocker.z.read()
+        self.note(bargv)
+        if r != z:
+            self.mismatch(bargv, r, z, "blocked client served")
+
+    def cmd_randmember(self):
+        g = self.g
+        key = g.zkey()
+        form = g.rnd.randrange(3)
+        if form == 0:
+            argv = [g.case(b"ZRANDMEMBER"), key]
+        else:
+            count = g.choice([b"0", b"1", b"2", b"3", b"5", b"-1", b"-3", b"-20", b"100", b"-100",
+                              b"x", b"-9223372036854775808"])
+            argv = [g.case(b"ZRANDMEMBER"), key, count]
+            if form == 2:
+                argv.append(g.case(b"WITHSCORES") if g.chance(0.95) else b"junk")
+                if g.chance(0.1):
+                    argv[2] = g.choice([b"4611686018427387904", b"-4611686018427387905",
+                                        b"9223372036854775807"])
+        members = self.side_members(key)
+        pair = self.pair()
+        r, z = pair.call(argv)
+        self.note(argv)
+        if r[0] in ("error", "nullbulk", "null", "nullarray") or z[0] in ("error", "nullbulk", "null", "nullarray"):
+            if r != z:
+                self.mismatch(argv, r, z)
+            return
+        if form == 0:
+            if r[0] != z[0] or members is None or z[1] not in members:
+                self.mismatch(argv, r, z, "ZRANDMEMBER member")
+            return
+        count = int(argv[2])
+        withscores = form == 2
+        size = len(members) if members else 0
+        if r[0] != "array" or z[0] != "array":
+            self.mismatch(argv, r, z)
+            return
+        if withscores:
+            got = flat_scored(z, pair.resp3)
+            ref = flat_scored(r, pair.resp3)
+        else:
+            got = [(x[1], None) for x in z[1]]
+            ref = [(x[1], None) for x in r[1]]
+        expected_len = min(count, size) if count >= 0 else -count
+        if size == 0:
+            expected_len = 0
+        ok = len(got) == expected_len and len(ref) == expected_len
+        for m, s in got:
+            if members is None or m not in members:
+                ok = False
+            elif s is not None and as_float(s) != members[m]:
+                ok = False
+        if count > 0 and len({m for m, _ in got}) != len(got):
+            ok = False
+        if not ok:
+            self.mismatch(argv, r, z, "ZRANDMEMBER properties")
+
+    def full_scan(self, conn, key, opts, first_cursor):
+        found = {}
+        cursor = first_cursor
+        for _ in range(100000):
+            rep = conn.call([b"ZSCAN", key, cursor] + opts)
+            if rep[0] != "array":
+                return rep, None
+            items = rep[1][1][1]
+            for i in range(0, len(items), 2):
+                found[items[i][1]] = as_float(items[i + 1][1])
+            cursor = rep[1][0][1]
+            if cursor == b"0":
+                return None, found
+        return ("error", b"scan did not terminate"), None
+
+    def cmd_scan(self):
+        g = self.g
+        key = g.zkey()
+        opts = []
+        if g.chance(0.6):
+            opts += [g.case(b"MATCH"), g.choice(PATTERNS)]
+        if g.chance(0.6):
+            opts += [g.case(b"COUNT"), g.choice([b"1", b"2", b"5", b"10", b"100", b"0", b"-1", b"x"])]
+        if g.chance(0.05):
+            opts.append(g.choice([b"TYPE", b"junk", b"MATCH"]))
+        cursor = b"0"
+        if g.chance(0.1):
+            cursor = g.choice([b"x", b" 1", b"1.5", b"18446744073709551616", b"", b"+0", b"-0"])
+        pair = self.pair()
+        argv = [b"ZSCAN", key, cursor] + opts
+        errr, fr = self.full_scan(pair.r, key, opts, cursor)
+        errz, fz = self.full_scan(pair.z, key, opts, cursor)
+        self.note(argv)
+        if errr is not None or errz is not None:
+            if errr != errz:
+                self.mismatch(argv, errr, errz)
+            return
+        if fr != fz:
+            self.mismatch(argv, sorted(fr.items()), sorted(fz.items()), "ZSCAN coverage")
+
+    def cmd_setop(self):
+        g = self.g
+        name = g.choice([b"ZUNION", b"ZINTER", b"ZDIFF", b"ZUNIONSTORE", b"ZINTERSTORE",
+                         b"ZDIFFSTORE", b"ZINTERCARD"])
+        store = name.endswith(b"STORE")
+        n = g.rnd.randint(1, 4)
+        keys = [g.zkey() if g.chance(0.85) else g.choice(ZKEYS[:2]) for _ in range(n)]
+        numkeys = b"%d" % n
+        if g.chance(0.06):
+            numkeys = g.choice([b"0", b"-1", b"x", b"%d" % (n + 1), b""])
+        argv = [g.case(name)] + ([g.choice(DSTKEYS)] if store else []) + [numkeys] + keys
+        sum_withscores = False
+        agg = b"SUM"
+        withscores = False
+        if name in (b"ZUNION", b"ZINTER", b"ZUNIONSTORE", b"ZINTERSTORE"):
+            if g.chance(0.4):
+                w = [g.choice(WEIGHTS) for _ in range(n)]
+                if g.chance(0.05):
+                    w = w[:-1] if len(w) > 1 and g.chance(0.5) else w + [b"1"]
+                if g.chance(0.03):
+                    w[0] = g.choice([b"x", b"nan", b""])
+                argv += [g.case(b"WEIGHTS")] + w
+            if g.chance(0.4):
+                agg = g.choice([b"SUM", b"MIN", b"MAX", b"sum", b"min", b"avg"])
+                argv += [g.case(b"AGGREGATE"), agg]
+        if not store and name != b"ZINTERCARD" and g.chance(0.5):
+            argv.append(g.case(b"WITHSCORES"))
+            withscores = True
+        if name == b"ZINTERCARD" and g.chance(0.5):
+            argv += [g.case(b"LIMIT"), g.choice([b"0", b"1", b"2", b"-1", b"x", b"100"])]
+        if g.chance(0.03):
+            argv.append(g.choice([b"junk", b"WEIGHTS", b"AGGREGATE", b"WITHSCORES", b"LIMIT"]))
+        sum_withscores = withscores and agg.upper() == b"SUM" and name in (b"ZUNION", b"ZINTER")
+        pair = self.pair()
+        r, z = pair.call(argv)
+        self.note(argv)
+        if r == z:
+            return
+        if sum_withscores and r[0] == "array" and z[0] == "array" and len(r[1]) == len(z[1]):
+            try:
+                fr, fz = flat_scored(r, pair.resp3), flat_scored(z, pair.resp3)
+            except (IndexError, TypeError):
+                fr, fz = None, None
+            if fr is not None and [m for m, _ in fr] == [m for m, _ in fz] and all(
+                    abs(as_float(a) - as_float(b)) <= 1e-12 * max(abs(as_float(a)), abs(as_float(b)))
+                    for (_, a), (_, b) in zip(fr, fz)):
+                self.tolerated += 1
+                return
+        self.mismatch(argv, r, z)
+
+    def cmd_generic(self):
+        g = self.g
+        kind = g.rnd.randrange(14)
+        if kind == 0:
+            argv = [g.case(b"DEL")] + [g.choice(ZKEYS + SKEYS + DSTKEYS + LEXKEYS)
+                                       for _ in range(g.rnd.randint(1, 2))]
+        elif kind == 1:
+            argv = [g.case(b"EXISTS")] + [g.zkey() for _ in range(g.rnd.randint(1, 3))]
+        elif kind == 2:
+            argv = [g.case(b"TYPE"), g.zkey()]
+        elif kind == 3:
+            key = g.choice(ZKEYS) if g.chance(0.1) else g.choice(SKEYS)
+            argv = [g.case(b"SET"), key,
+                    g.choice([b"v", b"123", b"-7", b"007", b"x" * 50, b"", b"\x00\xff", b"1e3"])]
+        elif kind == 4:
+            argv = [g.case(b"GET"), g.zkey()]
+        elif kind in (5, 6, 7):
+            argv = [b"OBJECT", g.case(b"ENCODING"),
+                    g.choice(ZKEYS + LEXKEYS + SKEYS + DSTKEYS + MISSING)]
+        elif kind == 8:
+            argv = [g.case(b"PING")] + ([g.member()] if g.chance(0.5) else [])
+        elif kind == 9:
+            argv = [g.case(b"ECHO"), g.member()]
+        elif kind == 10:
+            argv = [g.case(b"SELECT"), g.choice([b"0", b"x", b"-1", b"99999999999", b"1.5"])]
+        elif kind == 11:
+            argv = [g.case(b"DBSIZE")]
+        elif kind == 12:
+            argv = [g.choice([b"FOO", b"ZADDX", b"Z", b"\x00zadd", b"zadd\x00"])] + \
+                [g.member() for _ in range(g.rnd.randint(0, 3))]
+        else:
+            argv = g.choice([[b"HELLO", b"4"], [b"HELLO", b"x"], [b"HELLO", b"2", b"foo"],
+                             [b"hello", b"3", b"AUTH", b"x"], [b"CONFIG", b"foo"],
+                             [b"OBJECT", b"foo", b"k"], [b"CONFIG"], [b"OBJECT"],
+                             [b"COMMAND", b"foo"], [b"OBJECT", b"ENCODING"], [b"CONFIG", b"GET"],
+                             [b"config", b"set", b"x"]])
+        if kind == 0 and g.chance(0.6):
+            return self.cmd_zadd()  # keep deletions rarer than the other generic commands
+        self.exact(argv)
+
+    def cmd_config(self):
+        g = self.g
+        kind = g.rnd.randrange(4)
+        if kind == 0:
+            argv = [b"CONFIG", g.case(b"SET"), g.case(b"zset-max-listpack-entries"),
+                    g.choice([b"0", b"1", b"2", b"3", b"5", b"8", b"16", b"128", b"128"])]
+        elif kind == 1:
+            argv = [b"CONFIG", g.case(b"SET"), g.choice([b"zset-max-listpack-value", b"zset-max-ziplist-value"]),
+                    g.choice([b"0", b"1", b"5", b"10", b"64", b"64", b"80"])]
+        elif kind == 2:
+            argv = [b"CONFIG", b"SET"] + g.choice([
+                [b"foo", b"1"], [b"zset-max-listpack-entries", b"x"], [b"zset-max-listpack-entries", b"-1"],
+                [b"zset-max-listpack-entries"], [b"zset-max-listpack-entries", b"4", b"zset-max-ziplist-entries", b"5"],
+                [b"zset-max-listpack-entries", b"1.5"], [b"zset-max-listpack-value", b""],
+                [b"zset-max-listpack-value", b"1kb"], [b"zset-max-listpack-value", b"0x10"],
+                [b"zset-max-listpack-value", b"-1"], [b"zset-max-listpack-value", b"1.5"],
+                [b"zset-max-listpack-value", b"99999999999999999999"],
+                [b"zset-max-ziplist-value", b"64B"]])
+        else:
+            pattern = g.choice([b"zset-*", b"zset-max-listpack-*", b"ZSET-MAX-LISTPACK-ENTRIES", b"zset-max-*-value",
+                                b"zset?max*", b"zset-max-ziplist-entries"])
+            argv = [b"CONFIG", b"GET", pattern]
+            pair = self.pair()
+            r, z = pair.call(argv)
+            self.note(argv)
+
+            def canon(rep):
+                if rep[0] == "map":
+                    return sorted(rep[1])
+                if rep[0] == "array":
+                    it = rep[1]
+                    return sorted((it[i], it[i + 1]) for i in range(0, len(it), 2))
+                return rep
+            if canon(r) != canon(z):
+                self.mismatch(argv, r, z, "CONFIG GET")
+            return
+        self.exact(argv, self.p2)
+
+    def cmd_dump_restore(self):
+        g = self.g
+        key = g.choice(ZKEYS + LEXKEYS + SKEYS + DSTKEYS + MISSING)
+        argv = [b"DUMP", key]
+        pr, pz = self.p2.call(argv)
+        self.note(argv)
+        if (pr[0] == "bulk") != (pz[0] == "bulk") or (pr[0] != "bulk" and pr != pz):
+            self.mismatch(argv, pr, pz, "DUMP kind")
+            return
+        if pr[0] != "bulk":
+            return
+        payload = g.choice([pr[1], pz[1]])
+        r = g.rnd.random()
+        if r < 0.05:
+            b = bytearray(payload)
+            b[g.rnd.randrange(len(b))] ^= 1 << g.rnd.randrange(8)
+            payload = bytes(b)
+        elif r < 0.08:
+            payload = payload[:g.rnd.randrange(len(payload))]
+        target = g.choice([g.fresh_key(b"rst"), g.choice(ZKEYS + LEXKEYS + SKEYS + DSTKEYS)])
+        ttl = b"0" if g.chance(0.95) else g.choice([b"-1", b"x"])
+        opts = []
+        if g.chance(0.5):
+            opts.append(g.case(b"REPLACE"))
+        if g.chance(0.1):
+            opts.append(g.case(b"ABSTTL"))
+        if g.chance(0.03):
+            opts.append(b"junk")
+        self.exact([b"RESTORE", target, ttl, payload] + opts, self.p2)
+
+    def cmd_mutated(self):
+        """A sorted-set command with an argument dropped or added (arity and syntax errors)."""
+        g = self.g
+        name = g.choice([b"ZADD", b"ZINCRBY", b"ZREM", b"ZSCORE", b"ZMSCORE", b"ZCARD", b"ZCOUNT",
+                         b"ZLEXCOUNT", b"ZRANGE", b"ZRANGEBYSCORE", b"ZREVRANGEBYSCORE",
+                         b"ZRANGEBYLEX", b"ZREVRANGEBYLEX", b"ZREVRANGE", b"ZRANGESTORE",
+                         b"ZREMRANGEBYRANK", b"ZREMRANGEBYSCORE", b"ZREMRANGEBYLEX", b"ZPOPMIN",
+                         b"ZPOPMAX", b"ZMPOP", b"ZUNION", b"ZINTER", b"ZDIFF",
+                         b"ZUNIONSTORE", b"ZINTERSTORE", b"ZDIFFSTORE", b"ZINTERCARD",
+                         b"BZPOPMIN", b"BZPOPMAX", b"BZMPOP", b"DEL", b"EXISTS", b"TYPE",
+                         b"PING", b"ECHO", b"RESTORE", b"GET", b"SET",
+                         b"FLUSHDB", b"DBSIZE"])
+        n = g.rnd.randint(0, 3)
+        if name in (b"BZPOPMIN", b"BZPOPMAX", b"BZMPOP"):
+            n = min(n, 1)  # never a valid blocking call: 0-1 arguments
+        if name == b"FLUSHDB":
+            n = max(n, 2)
+        args = [g.choice([g.zkey(), g.member(), b"1", b"-1", b"0"]) for _ in range(n)]
+        if args and name in (b"ZLEXCOUNT", b"ZRANGEBYLEX", b"ZREVRANGEBYLEX", b"ZREMRANGEBYLEX"):
+            args[0] = self.lex_key()
+        self.exact([g.case(name)] + args)
+
+    def cmd_flush(self):
+        self.exact([self.g.case(self.g.choice([b"FLUSHALL", b"FLUSHDB"]))] +
+                   ([self.g.choice([b"ASYNC", b"sync", b"x"])] if self.g.chance(0.3) else []), self.p2)
+
+    # ---- driver -------------------------------------------------------------------------------
+
+    def run(self, n):
+        table = [
+            (self.cmd_zadd, 22), (self.cmd_zincrby, 5), (self.cmd_zrem, 5), (self.cmd_lookup, 14),
+            (self.cmd_lex, 8), (self.cmd_range, 16), (self.cmd_pop, 6), (self.cmd_blocking_now, 2),
+            (self.cmd_blocking_cross, 0.4), (self.cmd_randmember, 3), (self.cmd_scan, 2),
+            (self.cmd_setop, 8), (self.cmd_generic, 6), (self.cmd_config, 1.2),
+            (self.cmd_dump_restore, 1.5), (self.cmd_mutated, 3), (self.cmd_flush, 0.05),
+        ]
+        funcs = [f for f, _ in table]
+        weights = [w for _, w in table]
+        start = time.time()
+        while self.sent < n:
+            f = self.g.rnd.choices(funcs, weights)[0]
+            f()
+            if self.verbose and self.sent % 5000 < 1:
+                print("  ... %d commands, %d mismatches, %.1fs" % (self.sent, self.mismatches, time.time() - start))
+        return time.time() - start
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--zset-server", required=True)
+    ap.add_argument("--redis-server", default=shutil.which("redis-server"))
+    ap.add_argument("--commands", type=int, default=int(os.environ.get("ZSET_DIFF_COMMANDS", "25000")))
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("ZSET_DIFF_SEED", "20240611")))
+    ap.add_argument("--verbose", action="store_true")
+    ap.add_argument("--debug", action="store_true", help="stop at the first mismatch, dump its keys")
+    args = ap.parse_args()
+
+    if not args.redis_server or not os.path.exists(args.redis_server):
+        print("differential: SKIPPED (redis-server not installed)")
+        return SKIP
+    if not os.path.exists(args.zset_server):
+        print("differential: zset-server not found at %s" % args.zset_server)
+        return 2
+
+    workdir = tempfile.mkdtemp(prefix="zset-diff-")
+    procs = []
+    try:
+        try:
+            rproc, rport = start_redis(args.redis_server, workdir)
+            procs.append(rproc)
+            zproc, zport = start_zset(args.zset_server)
+            procs.append(zproc)
+        except (RuntimeError, OSError) as e:
+            print("differential: setup failed: %s" % e)
+            return 2
+        version = Conn(rport).call([b"INFO", b"server"])
+        vline = [l for l in version[1].split(b"\r\n") if l.startswith(b"redis_version:")] if version[0] == "bulk" else []
+        print("differential: redis-server %s on port %d, zset-server on port %d, seed %d" %
+              (vline[0].split(b":")[1].decode() if vline else "?", rport, zport, args.seed))
+        d = Differ(rport, zport, args.seed, args.verbose, args.debug)
+        try:
+            elapsed = d.run(args.commands)
+        except (ConnectionError, OSError, socket.timeout) as e:
+            print("differential: connection failure after %d commands: %s" % (d.sent, e))
+            for p in procs:
+                if p.poll() is not None:
+                    print("  a server exited with status %s" % p.returncode)
+            return 1
+        top = sorted(d.counts.items(), key=lambda kv: -kv[1])
+        print("differential: per command: " + ", ".join("%s=%d" % kv for kv in top))
+        print("differential: %d commands sent, %d mismatches, %d tolerated SUM rounding "
+              "differences, %.1fs" % (d.sent, d.mismatches, d.tolerated, elapsed))
+        if zproc.poll() is not None:
+            print("differential: zset-server exited with status %s" % zproc.returncode)
+            return 1
+        return 0 if d.mismatches == 0 else 1
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                p.send_signal(signal.SIGTERM)
+                try:
+                    p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+                    p.wait()
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
