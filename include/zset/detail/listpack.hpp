@@ -526,10 +526,10 @@ public:
             unsigned char* hp = heap();
             if (to > from) {
                 const size_type off_to = offset_of(to);  // end of the elements that shift left
-                std::rotate(hp + off_from, hp + off_from + rec, hp + off_to);
+                move_record(hp, off_from, rec, off_from + rec, off_to, off_to - rec);
             } else if (to < from) {
                 const size_type off_to = offset_of(to);
-                std::rotate(hp + off_to, hp + off_from, hp + off_from + rec);
+                move_record(hp, off_from, rec, off_to, off_from, off_to);
             }
         } else {
             Member* arr = member_ptr(0);
@@ -551,6 +551,28 @@ public:
     }
 
 private:
+    /// Moves the record at [at, at + rec) to `dest` after shifting [lo, hi) by rec towards the
+    /// record's old place (lo/hi are the bytes between the two places; dest is where the record
+    /// lands once they moved). A memmove through a stack buffer; records too long for it fall
+    /// back to an in-place rotation.
+    static void move_record(unsigned char* hp, size_type at, size_type rec, size_type lo,
+                            size_type hi, size_type dest) noexcept {
+        unsigned char buffer[long_length + 4];
+        if (rec > sizeof buffer) {
+            if (lo > at)
+                std::rotate(hp + at, hp + lo, hp + hi);
+            else
+                std::rotate(hp + lo, hp + at, hp + at + rec);
+            return;
+        }
+        std::memcpy(buffer, hp + at, rec);
+        if (lo > at)
+            std::memmove(hp + at, hp + lo, hi - lo);  // the bytes after the record slide back
+        else
+            std::memmove(hp + lo + rec, hp + lo, hi - lo);  // the bytes before it slide forward
+        std::memcpy(hp + dest, buffer, rec);
+    }
+
     std::uint8_t* lengths() const noexcept {
         return reinterpret_cast<std::uint8_t*>(base() + lengths_offset(h_->capacity));
     }

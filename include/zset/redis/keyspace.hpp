@@ -69,6 +69,7 @@
 
 #include <zset/common.hpp>
 #include <zset/detail/hash.hpp>
+#include <zset/dump.hpp>
 #include <zset/rdb.hpp>
 #include <zset/redis/glob.hpp>
 #include <zset/redis/numbers.hpp>
@@ -1995,15 +1996,12 @@ private:
         return out;
     }
 
+    /// DUMP writes the key's current encoding, as Redis does: ZSET_LISTPACK or ZSET_2.
     static std::string dump_set(const set_type& s) {
-        zset::rdb::element_list els;
-        els.reserve(s.size());
-        for (const auto& e : s) els.emplace_back(std::string(e.member), e.score);
         zset::rdb::dump_options opt;
-        opt.check_input = false;
         opt.force_type = is_listpack(s) ? zset::rdb::payload_type::zset_listpack
                                         : zset::rdb::payload_type::zset_2;
-        return zset::rdb::dump_payload(els, opt);
+        return zset::dump(s, opt);
     }
 
     template <class Out>
