@@ -86,3 +86,42 @@ TEST_CASE("memory_usage grows with the set and is compact", "[container]") {
     REQUIRE(per > 20.0);  // at least the member, score and length
     REQUIRE(per < 48.0);
 }
+
+namespace {
+/// A hash with per-object state: sets built with different seeds must keep their own.
+struct seeded_hash {
+    std::uint64_t seed = 0;
+    std::uint64_t operator()(std::string_view s) const noexcept {
+        return zset::hash<std::string>{}(s) ^ seed;
+    }
+};
+}  // namespace
+
+TEST_CASE("stateful function objects travel with copies, moves and assignment", "[container]") {
+    using set = zset::sorted_set<std::string, double, seeded_hash>;
+    set a(zset::options{0, 64}, seeded_hash{0x1234567890abcdefull});
+    for (int i = 0; i < 300; ++i) a.add("m" + std::to_string(i), i);
+    set b(zset::options{0, 64}, seeded_hash{42});
+    b.add("other", 1);
+    b = a;
+    REQUIRE(b.contains("m7"));
+    REQUIRE(b.validate());
+    set c(zset::options{}, seeded_hash{7});
+    c = std::move(b);
+    REQUIRE(c.contains("m299"));
+    REQUIRE(c.validate());
+    set d(c);
+    REQUIRE(d == c);
+    REQUIRE(d.validate());
+}
+
+TEST_CASE("an identity hash is mixed, so integer members stay fast", "[container]") {
+    struct identity {
+        std::size_t operator()(long long v) const noexcept { return static_cast<std::size_t>(v); }
+    };
+    zset::sorted_set<long long, double, identity> s;
+    for (long long i = 0; i < 200000; ++i) s.add(i, static_cast<double>(i % 1000));
+    REQUIRE(s.size() == 200000);
+    REQUIRE(s.score(123456) == 456.0);
+    REQUIRE(s.validate());
+}

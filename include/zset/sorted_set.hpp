@@ -31,7 +31,10 @@
 #include <iterator>
 #include <limits>
 #include <memory>
+#if __has_include(<memory_resource>)
 #include <memory_resource>
+#define ZSET_HAS_MEMORY_RESOURCE 1
+#endif
 #include <optional>
 #include <random>
 #include <string>
@@ -61,6 +64,10 @@ struct element {
 template <class MemberView, class Score>
 bool operator==(const element<MemberView, Score>& a, const element<MemberView, Score>& b) {
     return a.score == b.score && a.member == b.member;
+}
+template <class MemberView, class Score>
+bool operator!=(const element<MemberView, Score>& a, const element<MemberView, Score>& b) {
+    return !(a == b);
 }
 
 /// A lazy range of elements: begin()/end() iterators, its size known up front. Creating one
@@ -105,6 +112,11 @@ class sorted_set {
     template <class It>
     using if_iterator = std::enable_if_t<
         std::is_base_of_v<std::input_iterator_tag,
+                          typename std::iterator_traits<It>::iterator_category>,
+        int>;
+    template <class It>
+    using if_forward_iterator = std::enable_if_t<
+        std::is_base_of_v<std::forward_iterator_tag,
                           typename std::iterator_traits<It>::iterator_category>,
         int>;
 
@@ -213,6 +225,10 @@ public:
     explicit sorted_set(const options& opts = options(), const Allocator& alloc = Allocator())
         : opts_(opts), list_(alloc), index_(alloc) {}
     explicit sorted_set(const Allocator& alloc) : sorted_set(options(), alloc) {}
+    /// An empty set with given function objects (e.g. a seeded hash). Allocates nothing.
+    sorted_set(const options& opts, const Hash& hash, const KeyEqual& equal = KeyEqual(),
+               const Compare& compare = Compare(), const Allocator& alloc = Allocator())
+        : opts_(opts), list_(alloc), index_(alloc), hash_(hash), eq_(equal), less_(compare) {}
 
     /// Adds each (member, score) pair in order, as one ZADD. O(n log n).
     sorted_set(std::initializer_list<std::pair<key_value, Score>> items,
@@ -317,7 +333,7 @@ public:
     /// Strong guarantee, also when allocation fails part-way: the batch is planned first,
     /// new elements are inserted next to the old ones, and only a final step that cannot fail
     /// removes the replaced elements.
-    template <class ForwardIt, if_iterator<ForwardIt> = 0>
+    template <class ForwardIt, if_forward_iterator<ForwardIt> = 0>
     size_type add(ForwardIt first, ForwardIt last, add_flags flags = add_flags::none) {
         check_flags(flags);
         for (ForwardIt it = first; it != last; ++it) check_score(static_cast<Score>(it->second));
@@ -695,7 +711,13 @@ private:
     };
 
     std::uint64_t hash_value(key_view m) const noexcept {
-        return static_cast<std::uint64_t>(hash_(m));
+        const auto h = static_cast<std::uint64_t>(hash_(m));
+        // The index places by the high bits: a user hash that leaves them empty (std::hash of
+        // an integer is the identity) would pile every member into one run, so it is mixed.
+        if constexpr (detail::is_avalanching_v<Hash>)
+            return h;
+        else
+            return detail::mix_integer(h);
     }
     static std::uint8_t fingerprint_of(std::uint64_t h) noexcept {
         return static_cast<std::uint8_t>(h >> 56);
@@ -720,9 +742,10 @@ private:
             if (std::isnan(r)) detail::raise_error(errors::nan_result);
             return r;
         } else {
-            Score r;
-            if (__builtin_add_overflow(a, b, &r)) detail::raise_error(errors::integer_overflow);
-            return r;
+            if ((b > 0 && a > std::numeric_limits<Score>::max() - b) ||
+                (b < 0 && a < std::numeric_limits<Score>::lowest() - b))
+                detail::raise_error(errors::integer_overflow);
+            return static_cast<Score>(a + b);
         }
     }
 
@@ -1120,6 +1143,8 @@ private:
     }
 
     std::pair<size_type, size_type> score_ranks(const score_range<Score>& r) const noexcept {
+        if constexpr (std::is_floating_point_v<Score>)
+            if (std::isnan(r.min.value) || std::isnan(r.max.value)) return {0, 0};  // matches nothing
         const size_type lo = count_before([&](Score s, const auto&) {
             return r.min.exclusive ? !(r.min.value < s) : s < r.min.value;
         });
@@ -1286,6 +1311,9 @@ private:
         index_.swap(other.index_);
         opts_ = other.opts_;
         skiplist_mode_ = std::exchange(other.skiplist_mode_, false);
+        hash_ = other.hash_;  // a stateful hash (e.g. seeded) must travel with the elements
+        eq_ = other.eq_;
+        less_ = other.less_;
     }
 
     options opts_;
@@ -1298,6 +1326,7 @@ private:
     Compare less_{};
 };
 
+#if defined(ZSET_HAS_MEMORY_RESOURCE)
 namespace pmr {
 /// zset::sorted_set on a std::pmr::memory_resource: blocks, nodes, the node table and the
 /// index all come from the resource given at construction.
@@ -1306,5 +1335,6 @@ template <class Member = std::string, class Score = double, class Hash = zset::h
 using sorted_set = zset::sorted_set<Member, Score, Hash, KeyEqual, Compare,
                                     std::pmr::polymorphic_allocator<Member>>;
 }  // namespace pmr
+#endif
 
 }  // namespace zset

@@ -79,6 +79,14 @@ inline std::uint64_t mix_integer(std::uint64_t v) noexcept {
     return fold_multiply(v ^ hash_k1, hash_k0);
 }
 
+/// Whether a hash functor declares `is_avalanching` (all 64 output bits well mixed).
+template <class H, class = void>
+struct is_avalanching : std::false_type {};
+template <class H>
+struct is_avalanching<H, std::void_t<typename H::is_avalanching>> : std::true_type {};
+template <class H>
+inline constexpr bool is_avalanching_v = is_avalanching<H>::value;
+
 }  // namespace detail
 
 /// The default member hash: byte strings through zset's string hash, everything else through
@@ -86,6 +94,7 @@ inline std::uint64_t mix_integer(std::uint64_t v) noexcept {
 /// Transparent for string members: std::string, std::string_view and const char* hash alike.
 template <class Member>
 struct hash {
+    using is_avalanching = void;  // output already mixed: the container uses it as is
     std::uint64_t operator()(const Member& m) const noexcept(noexcept(std::hash<Member>{}(m))) {
         return detail::mix_integer(static_cast<std::uint64_t>(std::hash<Member>{}(m)));
     }
@@ -94,6 +103,7 @@ struct hash {
 template <>
 struct hash<std::string> {
     using is_transparent = void;
+    using is_avalanching = void;
     std::uint64_t operator()(std::string_view s) const noexcept {
         return detail::hash_bytes(s.data(), s.size());
     }

@@ -23,7 +23,7 @@
 // 16 at a time.
 //
 // Blocks never shrink on erase: an erase never allocates, which the container's strong exception
-// guarantee relies on. Growing reallocates into a new block (capacity + 1/8 slack).
+// guarantee relies on. Growing reallocates into a new block (capacity + 1/16 slack).
 #pragma once
 
 #include <algorithm>
@@ -69,6 +69,20 @@ std::size_t member_size(member_view_t<Member> m) noexcept {
 /// a whole 16-byte chunk at the end of an array.
 inline constexpr std::size_t simd_slack = 16;
 
+/// Index of the lowest set bit of a non-zero mask.
+inline std::size_t lowest_bit(unsigned mask) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    return static_cast<std::size_t>(__builtin_ctz(mask));
+#else
+    std::size_t i = 0;
+    while ((mask & 1u) == 0) {
+        mask >>= 1;
+        ++i;
+    }
+    return i;
+#endif
+}
+
 #ifdef ZSET_DETAIL_SSE2
 /// Lanes [0, n) set, for n in [0, 16].
 inline __m128i first_lanes(std::size_t n) noexcept {
@@ -90,7 +104,7 @@ inline bool for_each_byte_match(const std::uint8_t* bytes, std::size_t n, std::u
         if (n - i < 16) hits = _mm_and_si128(hits, first_lanes(n - i));
         auto mask = static_cast<unsigned>(_mm_movemask_epi8(hits));
         while (mask != 0) {
-            const auto bit = static_cast<std::size_t>(__builtin_ctz(mask));
+            const auto bit = lowest_bit(mask);
             if (visit(i + bit)) return true;
             mask &= mask - 1;
         }
