@@ -1080,10 +1080,15 @@ private:
     /// Removes [first, last) of node x from the list only. Never throws.
     void erase_in_list(const node* x, size_type first, size_type last) noexcept {
         path p;
-        const auto fx = first_key(x);
-        list_.descend(
-            [&](const node* n) { return node_before(n, fx.first, fx.second); },
-            p);
+        if (x == list_.first()) {
+            // nothing precedes the first node: its predecessors are the head at every level
+            // (ZPOPMIN and friends skip the search)
+            list_.descend([](const node*) { return false; }, p);
+        } else {
+            const auto fx = first_key(x);
+            list_.descend([&](const node* n) { return node_before(n, fx.first, fx.second); },
+                          p);
+        }
         list_.erase(p, mut(x), first, last);
     }
 
