@@ -86,3 +86,15 @@ TEST_CASE("set operation results take the smallest encoding that fits", "[encodi
     const std::vector<const zset::sorted_set<>*> in2{&normal};
     REQUIRE(zset::set_union<zset::sorted_set<>>(in2).encoding() == encoding::listpack);
 }
+
+TEST_CASE("set_options changes the thresholds for later adds only", "[encoding]") {
+    zset::sorted_set<> s;
+    for (int i = 0; i < 10; ++i) s.add("m" + std::to_string(i), i);
+    s.set_options(zset::options{5, 64});
+    REQUIRE(s.encoding() == encoding::listpack);  // nothing converts on the change itself
+    s.add("m0", 100);                             // an update never converts
+    REQUIRE(s.encoding() == encoding::listpack);
+    s.add("new", 1);
+    REQUIRE(s.encoding() == encoding::skiplist);
+    REQUIRE(s.get_options().max_listpack_entries == 5);
+}

@@ -73,3 +73,17 @@ TEST_CASE("set operations over large inputs", "[set_ops]") {
     REQUIRE(in.validate());
     REQUIRE(zset::set_difference<set>(inputs{&a, &b}).size() == 1500);
 }
+
+TEST_CASE("ZINTER cleans NaN only in the first input's products, as Redis", "[set_ops]") {
+    const double inf = std::numeric_limits<double>::infinity();
+    const set a{{"x", 5}};
+    const set b{{"x", inf}};
+    // ZINTER 2 a b WEIGHTS 1 0 AGGREGATE MIN -> x 5 (inf * 0 is NaN; MIN skips it)
+    REQUIRE(items(zset::set_intersection<set>(inputs{&a, &b}, {1, 0}, zset::aggregate::min)) ==
+            list{{"x", 5}});
+    // ... AGGREGATE SUM -> x 0 (5 + NaN is NaN, and a NaN sum is 0)
+    REQUIRE(items(zset::set_intersection<set>(inputs{&a, &b}, {1, 0})) == list{{"x", 0}});
+    // the first (smallest) input's own NaN product becomes 0 before aggregating
+    REQUIRE(items(zset::set_intersection<set>(inputs{&b, &a}, {0, 1}, zset::aggregate::max)) ==
+            list{{"x", 5}});
+}

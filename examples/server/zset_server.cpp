@@ -70,6 +70,7 @@ struct client {
     bool closing = false;         // close once the output is sent
     bool epollout = false;        // EPOLLOUT registered
     bool epollin = true;          // EPOLLIN registered
+    bool resume_queued = false;   // in server::resume_ (parsed commands wait to run)
     // Blocking state.
     bool blocked = false;
     std::vector<std::string> blocked_argv;
@@ -304,7 +305,10 @@ private:
         c.blocked_keys.clear();
         c.has_deadline = false;
         --blocked_count_;
-        resume_.push_back(c.id);
+        if (!c.resume_queued) {
+            c.resume_queued = true;
+            resume_.push_back(c.id);
+        }
     }
 
     /// Re-executes the commands blocked on keys that were written, oldest first per key.
@@ -368,7 +372,9 @@ private:
             const std::uint64_t id = resume_.front();
             resume_.pop_front();
             client* c = find(id);
-            if (c == nullptr || c->blocked) continue;
+            if (c == nullptr) continue;
+            c->resume_queued = false;
+            if (c->blocked) continue;
             process(*c);
             if (find(id) != nullptr) flush(*c);
         }
@@ -393,16 +399,25 @@ private:
                 drop_later(c);
                 return;
             }
-            // Output drained: commands left waiting by the output limit can run again.
-            if (!c.blocked && c.parser.has_command() && !c.epollin) resume_.push_back(c.id);
         } else if (c.out_pos > (std::size_t{1} << 20) && c.out_pos * 2 > c.out.size()) {
             c.out.erase(0, c.out_pos);
             c.out_pos = 0;
         }
+        // Commands already parsed but held back by the output limit run again once the output
+        // is below it (no new input may ever arrive to trigger them).
+        schedule_resume(c);
         update_events(c);
     }
 
     void drop_later(client& c) { doomed_.push_back(c.id); }
+
+    void schedule_resume(client& c) {
+        if (c.resume_queued || c.blocked || c.closing || !c.parser.has_command() ||
+            c.pending_output() > cfg_.pause_output)
+            return;
+        c.resume_queued = true;
+        resume_.push_back(c.id);
+    }
 
     void drop(client& c) {
         unblock(c);
@@ -452,7 +467,7 @@ int usage() {
 
 int main(int argc, char** argv) {
     config cfg;
-    for (int i = 1; i < argc; ++i) {
+    for (int i = 1; i < argc; i += 2) {  // every option takes one value
         const std::string a = argv[i];
         const bool has_value = i + 1 < argc;
         std::size_t n = 0;
@@ -476,7 +491,6 @@ int main(int argc, char** argv) {
         } else {
             return usage();
         }
-        ++i;
     }
     struct sigaction sa {};
     sa.sa_handler = on_signal;

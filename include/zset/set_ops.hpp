@@ -4,13 +4,18 @@
 // as Redis treats missing keys. Results are new sets built in the smallest encoding that fits
 // (as *STORE commands build them), with the options and allocator of the first non-null input.
 // Scores combine exactly as Redis does: each score is multiplied by its weight (a NaN product
-// becomes 0), sets are visited from the smallest to the largest (Redis sorts them by
-// cardinality), SUM of inf and -inf is 0.
+// becomes 0, except ZINTER's inputs after the first, whose products go to the aggregate as
+// they are), sets are visited from the smallest to the largest (Redis sorts them by
+// cardinality), a NaN SUM is 0, and MIN/MAX ignore a NaN candidate.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <iterator>
+#include <optional>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "common.hpp"
@@ -136,8 +141,9 @@ Set set_intersection(const SetRange& sets,
             const auto s = in[j].first ? in[j].first->score(e.member) : std::nullopt;
             if (!s)
                 everywhere = false;
-            else
-                detail::combine(acc, detail::weighted(*s, in[j].second), agg);
+            else  // as Redis: only the first input's product is cleaned of NaN; later ones
+                  // reach the aggregate as they are (SUM then turns NaN into 0, MIN/MAX skip it)
+                detail::combine(acc, *s * in[j].second, agg);
         }
         if (everywhere) results.push_back({e.member, acc});
     }

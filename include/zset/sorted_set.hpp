@@ -313,6 +313,9 @@ public:
 
     allocator_type get_allocator() const noexcept { return list_.allocator(); }
     const options& get_options() const noexcept { return opts_; }
+    /// Changes the conversion thresholds for what follows (CONFIG SET zset-max-listpack-*):
+    /// like Redis, nothing converts now; the next add checks the new limits. O(1), noexcept.
+    void set_options(const options& opts) noexcept { opts_ = opts; }
 
     // ---- ZADD / ZINCRBY ------------------------------------------------------------------------
 

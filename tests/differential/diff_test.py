@@ -925,7 +925,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--zset-server", required=True)
     ap.add_argument("--redis-server", default=shutil.which("redis-server"))
-    ap.add_argument("--commands", type=int, default=int(os.environ.get("ZSET_DIFF_COMMANDS", "25000")))
+    ap.add_argument("--commands", type=int, default=int(os.environ.get("ZSET_DIFF_COMMANDS", "30000")))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("ZSET_DIFF_SEED", "20240611")))
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--debug", action="store_true", help="stop at the first mismatch, dump its keys")

@@ -492,7 +492,8 @@ public:
     /// The sorted set type stored under each key.
     using set_type = zset::sorted_set<>;
 
-    /// An empty keyspace. O(1). May throw std::bad_alloc.
+    /// An empty keyspace with the given options. O(1). Strong guarantee (may throw
+    /// std::bad_alloc). Redis counterpart: an empty database 0 with that configuration.
     explicit keyspace(keyspace_options opts = {})
         : opts_(std::move(opts)), rng_(opts_.random_seed) {}
 
@@ -520,7 +521,9 @@ public:
     /// Executes one command and stores its reply in `out` as a typed reply, shaped as Redis
     /// sends it in s.proto (e.g. WITHSCORES pairs are flat in RESP2 and nested in RESP3), so
     /// that encode(out, s.proto, bytes, options().double_format) gives the exact bytes.
-    /// Otherwise as the streaming overload.
+    /// Otherwise as the streaming overload (a blocked command leaves `out` null).
+    /// Complexity: that of the Redis command, plus O(reply size) allocations for the tree.
+    /// Exceptions: as the streaming overload. Redis counterpart: processCommand + call().
     template <class Argv>
     exec_result execute(const Argv& argv, session& s, reply& out) {
         load_argv(argv);
@@ -532,14 +535,16 @@ public:
 
     /// Convenience for tests and embedding: executes `argv` in a RESP2 session that may not
     /// block (a blocking command with nothing to pop replies null, as in MULTI) and returns the
-    /// reply. Exceptions: as execute().
+    /// reply. Complexity and exceptions: as execute(). Redis counterpart: a command sent by a
+    /// RESP2 client inside MULTI (for the blocking pops) or outside it (everything else).
     reply run(std::initializer_list<std::string_view> argv) {
         session s;
         s.allow_blocking = false;
         return run(argv, s);
     }
     /// As run(argv) with the caller's session (protocol, blocking). A command that blocks
-    /// returns a null reply and leaves the session unchanged.
+    /// returns a null reply and leaves the session unchanged. Complexity and exceptions: as
+    /// execute().
     reply run(std::initializer_list<std::string_view> argv, session& s) {
         reply r;
         execute(argv, s, r);
@@ -547,9 +552,11 @@ public:
     }
 
     /// The reply a server sends a blocked client whose timeout expired: a null array (RESP2
-    /// "*-1", RESP3 "_"). No-throw.
+    /// "*-1", RESP3 "_"), as Redis's replyToBlockedClientTimedOut for the sorted-set pops.
+    /// O(1). No-throw.
     static reply timeout_reply() noexcept { return reply::null_array(); }
-    /// Appends the timeout reply's bytes for `proto`. Strong guarantee.
+    /// Appends the timeout reply's bytes for `proto`. O(1). Strong guarantee (may throw
+    /// std::bad_alloc). Redis counterpart: replyToBlockedClientTimedOut.
     static void append_timeout_reply(std::string& out, protocol proto) {
         append_null_array(out, proto);
     }
@@ -557,21 +564,26 @@ public:
     // ---- blocking support -----------------------------------------------------------------
 
     /// Registers interest in `key`: writes to it are then reported by take_ready_keys().
-    /// Reference counted (call unwatch once per watch). O(1). May throw std::bad_alloc.
+    /// Reference counted (call unwatch once per watch). O(1) expected. Strong guarantee (may
+    /// throw std::bad_alloc). Redis counterpart: blockForKeys (the key -> clients map).
     void watch(std::string_view key) { ++watched_[std::string(key)]; }
 
-    /// Drops one registration made by watch(). O(1). No-throw for a watched key.
+    /// Drops one registration made by watch(); a key not watched is ignored. O(1) expected.
+    /// Strong guarantee (builds a temporary key string: may throw std::bad_alloc).
+    /// Redis counterpart: unblockClientWaitingData.
     void unwatch(std::string_view key) {
         const auto it = watched_.find(std::string(key));
         if (it != watched_.end() && --it->second == 0) watched_.erase(it);
     }
 
     /// Whether some watched key was written since the last take_ready_keys(). O(1). No-throw.
+    /// Redis counterpart: listLength(server.ready_keys) != 0.
     bool has_ready_keys() const noexcept { return !ready_.empty(); }
 
     /// Returns the watched keys that received elements (or were otherwise written) since the
     /// last call, each once, in the order they were first written, and forgets them. A server
-    /// re-executes the commands blocked on them. O(number of keys). No-throw (moves).
+    /// re-executes the commands blocked on them, oldest first. O(number of keys). No-throw.
+    /// Redis counterpart: signalKeyAsReady + handleClientsBlockedOnKeys.
     std::vector<std::string> take_ready_keys() noexcept {
         ready_set_.clear();
         return std::exchange(ready_, {});
@@ -580,33 +592,39 @@ public:
     // ---- direct access ----------------------------------------------------------------------
 
     /// The sorted set stored under `key`, or nullptr if the key is missing or holds another
-    /// type. The pointer is valid until the next command. O(1) expected. No-throw.
-    const set_type* find(std::string_view key) const noexcept {
+    /// type. The pointer is valid until the next command. O(1) expected. Strong guarantee
+    /// (copies the key into a reusable buffer: may throw std::bad_alloc for a longer key than
+    /// any seen before). Redis counterpart: lookupKeyRead + checkType.
+    const set_type* find(std::string_view key) const {
         const auto it = lookup(key);
         if (it == db_.end()) return nullptr;
         return std::get_if<set_type>(&it->second);
     }
 
-    /// Number of keys (DBSIZE). O(1). No-throw.
+    /// Number of keys. O(1). No-throw. Redis counterpart: DBSIZE.
     std::size_t key_count() const noexcept { return db_.size(); }
 
-    /// Removes every key (FLUSHALL). O(n). No-throw.
+    /// Removes every key. O(n). No-throw. Redis counterpart: FLUSHALL.
     void clear() noexcept { db_.clear(); }
 
-    /// The options in force (listpack thresholds change with CONFIG SET). No-throw.
+    /// The options in force (listpack thresholds change with CONFIG SET). O(1). No-throw.
+    /// Redis counterpart: CONFIG GET.
     const keyspace_options& options() const noexcept { return opts_; }
 
-    /// Sets the listpack thresholds (CONFIG SET zset-max-listpack-entries / -value). Existing
-    /// sets keep their encoding; the new limits apply to later insertions. O(1). No-throw.
+    /// Sets the listpack thresholds. Existing sets keep their encoding; the new limits apply to
+    /// later insertions and to sets built later. O(1). No-throw. Redis counterpart: CONFIG SET
+    /// zset-max-listpack-entries / zset-max-listpack-value.
     void set_listpack_limits(std::size_t max_entries, std::size_t max_value) noexcept {
         opts_.zset_max_listpack_entries = max_entries;
         opts_.zset_max_listpack_value = max_value;
     }
 
-    /// Chooses the double format of later replies. O(1). No-throw.
+    /// Chooses the double format of later replies: shortest (Redis >= 7.2) or percent17g
+    /// (Redis <= 7.0). O(1). No-throw. Redis counterpart: none (the server version).
     void set_double_format(format_style style) noexcept { opts_.double_format = style; }
 
-    /// A fresh session with a unique id (HELLO reports it). O(1). No-throw.
+    /// A fresh session (RESP2, blocking allowed) with a unique id, which HELLO reports. O(1).
+    /// No-throw. Redis counterpart: createClient.
     session make_session() noexcept {
         session s;
         s.id = ++last_session_id_;
@@ -955,6 +973,15 @@ private:
             z.set = &std::get<set_type>(z.it->second);
         }
         set_type& s = *z.set;
+        // If an insertion throws (std::bad_alloc), a key created here must not stay empty.
+        struct empty_key_guard {
+            keyspace& ks;
+            std::string_view key;
+            const set_type& set;
+            ~empty_key_guard() {
+                if (set.empty()) ks.erase_key(key);  // key_buf_ already fits: no allocation
+            }
+        } guard{*this, key, s};
         zset::add_flags flags = zset::add_flags::none;
         if (nx) flags = flags | zset::add_flags::nx;
         if (xx) flags = flags | zset::add_flags::xx;
@@ -986,7 +1013,6 @@ private:
                     try {
                         r = s.increment(member, score, flags);
                     } catch (const zset::error&) {
-                        if (s.empty()) erase_key(key);
                         return o.error(err_nan_result);
                     }
 #else
@@ -1004,11 +1030,7 @@ private:
             if (st == zset::add_status::added) ++added;
             else if (st == zset::add_status::updated) ++updated;
         }
-        if (s.empty()) {
-            erase_key(key);
-        } else if (added > 0 || updated > 0) {
-            signal(key);
-        }
+        if (added > 0 || updated > 0) signal(key);
         if (incr) return incr_reply ? o.dbl(*incr_reply) : o.null();
         o.integer(ch ? added + updated : added);
     }
