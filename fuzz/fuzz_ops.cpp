@@ -415,10 +415,12 @@ struct harness {
                     for (std::size_t j = 1; j < order.size() && everywhere; ++j) {
                         const Ref* o = ref_of(order[j].which);
                         const auto it = o ? o->scores.find(m) : decltype(o->scores.find(m))();
+                        // Redis cleans a NaN product (inf * 0) only for the first input of
+                        // ZINTER; later products aggregate raw (SUM then turns NaN into 0).
                         if (!o || it == o->scores.end())
                             everywhere = false;
                         else
-                            combine(acc, weighted(it->second, order[j].weight), agg);
+                            combine(acc, it->second * order[j].weight, agg);
                     }
                     if (everywhere) expect.emplace_back(acc, m);
                 }
@@ -451,6 +453,14 @@ struct harness {
             }
             return zset::set_difference<Set>(ptrs);
         }();
+        if (trace) {
+            std::fprintf(stderr, " set operation %d, aggregate %d, inputs:", kind, static_cast<int>(agg));
+            for (const auto& w : inputs)
+                std::fprintf(stderr, " %d*%.17g", w.which, static_cast<double>(w.weight));
+            std::fprintf(stderr, "%s\n", use_weights ? " (WEIGHTS)" : "");
+            print("result", contents(result));
+            print("expect", expect);
+        }
         ZSET_FUZZ_CHECK(result.validate());
         ZSET_FUZZ_CHECK(same(contents(result), expect));
         // *STORE: the result replaces a set (smallest encoding that fits)

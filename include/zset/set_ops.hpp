@@ -6,13 +6,15 @@
 // Scores combine exactly as Redis does: each score is multiplied by its weight (a NaN product
 // becomes 0, except ZINTER's inputs after the first, whose products go to the aggregate as
 // they are), sets are visited from the smallest to the largest (Redis sorts them by
-// cardinality), a NaN SUM is 0, and MIN/MAX ignore a NaN candidate.
+// cardinality), a NaN SUM is 0, and MIN/MAX ignore a NaN candidate. Integral scores saturate
+// at their type's limits instead of overflowing.
 #pragma once
 
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <iterator>
+#include <limits>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -23,9 +25,33 @@
 namespace zset {
 namespace detail {
 
+/// score * weight; integral scores saturate at the type's limits instead of overflowing.
+template <class Score>
+Score multiply(Score a, Score b) noexcept {
+    if constexpr (std::is_floating_point_v<Score>) {
+        return a * b;
+    } else {
+        Score r{};
+        if (!__builtin_mul_overflow(a, b, &r)) return r;
+        return ((a < 0) != (b < 0)) ? std::numeric_limits<Score>::lowest()
+                                    : std::numeric_limits<Score>::max();
+    }
+}
+/// a + b; integral scores saturate.
+template <class Score>
+Score add(Score a, Score b) noexcept {
+    if constexpr (std::is_floating_point_v<Score>) {
+        return a + b;
+    } else {
+        Score r{};
+        if (!__builtin_add_overflow(a, b, &r)) return r;
+        return b < 0 ? std::numeric_limits<Score>::lowest() : std::numeric_limits<Score>::max();
+    }
+}
+
 template <class Score>
 Score weighted(Score score, Score weight) noexcept {
-    const Score v = score * weight;
+    const Score v = multiply(score, weight);
     if constexpr (std::is_floating_point_v<Score>)
         if (std::isnan(v)) return Score{0};
     return v;
@@ -35,7 +61,7 @@ template <class Score>
 void combine(Score& acc, Score v, aggregate agg) noexcept {
     switch (agg) {
         case aggregate::sum:
-            acc = acc + v;
+            acc = add(acc, v);
             if constexpr (std::is_floating_point_v<Score>)
                 if (std::isnan(acc)) acc = Score{0};
             break;
@@ -143,7 +169,7 @@ Set set_intersection(const SetRange& sets,
                 everywhere = false;
             else  // as Redis: only the first input's product is cleaned of NaN; later ones
                   // reach the aggregate as they are (SUM then turns NaN into 0, MIN/MAX skip it)
-                detail::combine(acc, *s * in[j].second, agg);
+                detail::combine(acc, detail::multiply(*s, in[j].second), agg);
         }
         if (everywhere) results.push_back({e.member, acc});
     }

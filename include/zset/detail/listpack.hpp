@@ -213,7 +213,8 @@ public:
         unit_allocator ua(alloc);
         const size_type n_units = align_up(total_bytes(cap, heap_cap), sizeof(unit)) / sizeof(unit);
         unit* mem = unit_traits::allocate(ua, n_units);
-        auto* h = ::new (static_cast<void*>(mem)) header{};
+        void* raw = mem;
+        header* h = new (raw) header();
         h->capacity = static_cast<std::uint32_t>(cap);
         h->heap_capacity = static_cast<std::uint32_t>(heap_cap);
         h->units = static_cast<std::uint32_t>(n_units);

@@ -47,11 +47,11 @@ public:
         size_type span;
     };
     struct alignas(link) node {
-        block_type data;
-        node* prev;
-        Score first_score;  // data.score(0), kept here so a search step reads only this node
-        std::uint32_t id;
-        std::uint8_t height;
+        block_type data{};
+        node* prev = nullptr;
+        Score first_score{};  // data.score(0), kept here so a search step reads only this node
+        std::uint32_t id = 0;
+        std::uint8_t height = 0;
         link* links() noexcept {
             return reinterpret_cast<link*>(reinterpret_cast<unsigned char*>(this) + sizeof(node));
         }
@@ -474,7 +474,8 @@ private:
     node* allocate_links(int height) {
         link_allocator la(alloc_);
         link* mem = link_traits::allocate(la, links_for(height));
-        node* n = ::new (static_cast<void*>(mem)) node{};
+        void* raw = mem;
+        node* n = new (raw) node();
         n->height = static_cast<std::uint8_t>(height);
         return n;
     }
