@@ -87,6 +87,14 @@ void ops_seeds(const fs::path& dir) {
                                   setop, 0x0a, 0, 1, 3,
                                   setop, 0x0d, 0, 1, 1, 0,
                                   pop, 255, 1, clear, 0}));
+    // string members, int64 scores: set operations saturate at the limits
+    write(dir, "int-scores", bytes({2, 3, 5,
+                                    burst, 30, 0, burst + second, 20, 1,
+                                    add, 5, 0, 0, add + second, 5, 0, 0,
+                                    setop, 0x10, 0, 1, 0, 50,        // ZUNION WEIGHTS max 30
+                                    setop, 0x14, 0, 1, 1, 0, 1,      // ZINTER WEIGHTS min max
+                                    setop, 0x50, 0, 1, 2, 12, 1,     // ZUNION AGGREGATE MIN
+                                    incr, 5, 0, 0}));
 }
 
 // ---- fuzz_resp inputs: [limits][chunking][bytes] ---------------------------------------------

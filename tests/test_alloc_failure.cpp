@@ -210,9 +210,7 @@ TEST_CASE("allocation failure: single add", "[alloc-failure]") {
     };
     strong_workload("add into an empty set", [](arena& a) { return make_set(a, 0); },
                     add_new("x", 1), added("x", 1));
-    strong_workload("add into listpack mode", [](arena& a) { return make_set(a, 10); },
-                    add_new("x", 4.5), added("x", 4.5));
-    // a listpack at its block's capacity, so the add regrows the block
+    // every listpack size up to 40: some adds fit the block, others regrow it
     for (std::size_t n = 1; n <= 40; ++n)
         strong_workload("add into listpack mode (sizes 1..40)", [n](arena& a) { return make_set(a, n); },
                         add_new("x", -1), added("x", -1));
@@ -279,8 +277,9 @@ TEST_CASE("allocation failure: score updates and increments", "[alloc-failure]")
                         [score](sset& s) { s.add("m10", score); }, moved("m10", score));
     strong_workload("increment moving between blocks", [](arena& a) { return make_set(a, 1000); },
                     [](sset& s) { s.increment("m10", 700); }, moved("m10", 710));
-    strong_workload("increment in listpack mode", [](arena& a) { return make_set(a, 50); },
-                    [](sset& s) { s.increment("m10", 100); }, moved("m10", 110));
+    for (std::size_t n = 11; n <= 50; ++n)  // to the end of the block: regrows at some sizes
+        strong_workload("increment in listpack mode (sizes 11..50)", [n](arena& a) { return make_set(a, n); },
+                        [](sset& s) { s.increment("m10", 100); }, moved("m10", 110));
     strong_workload("increment of a new member (converts)", [](arena& a) { return make_set(a, 128); },
                     [](sset& s) { s.increment("fresh", 3); },
                     [](const sset& s, const snapshot<sset>& before) { require_added(s, before, "fresh", 3); });
@@ -503,17 +502,19 @@ TEST_CASE("allocation failure: integer members", "[alloc-failure]") {
             REQUIRE(s.score(m) == sc);
         };
     };
-    strong_workload("integer members: add into listpack mode", make(10), [](iset& s) { s.add(-7, 3.5); },
-                    added(-7, 3.5));
+    for (std::size_t n = 1; n <= 40; ++n)
+        strong_workload("integer members: add into listpack mode (sizes 1..40)", make(n),
+                        [](iset& s) { s.add(-7, 3.5); }, added(-7, 3.5));
     strong_workload("integer members: conversion", make(128), [](iset& s) { s.add(-7, 3.5); }, added(-7, 3.5));
     strong_workload("integer members: block split", make(1000), [](iset& s) { s.add(-7, 300.5); },
                     added(-7, 300.5));
-    strong_workload("integer members: score update between blocks", make(1000),
-                    [](iset& s) { s.add(10, 900.5); },
-                    [](const iset& s, const snapshot<iset>& before) {
-                        REQUIRE(s.size() == before.size());
-                        REQUIRE(s.score(10) == 900.5);
-                    });
+    for (const double score : {900.5, 300.5, 127.5, -5.0, 1e9})
+        strong_workload("integer members: score update between blocks", make(1000),
+                        [score](iset& s) { s.add(10, score); },
+                        [score](const iset& s, const snapshot<iset>& before) {
+                            REQUIRE(s.size() == before.size());
+                            REQUIRE(s.score(10) == score);
+                        });
 }
 
 TEST_CASE("allocation failure: constructors", "[alloc-failure]") {

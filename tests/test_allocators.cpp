@@ -148,3 +148,27 @@ TEST_CASE("zset::pmr::sorted_set draws from a monotonic buffer", "[allocators]")
     REQUIRE(s.validate());
     REQUIRE(s.rank("member:150").has_value());
 }
+
+TEST_CASE("set operations allocate from the first input's allocator", "[allocators]") {
+    arena_stats first, second;
+    using aset = tracked_set<false>;
+    using alloc = tracking_allocator<std::string, false>;
+    aset a{zset::options{}, alloc{&first}}, b{zset::options{}, alloc{&second}};
+    fill(a, 300);
+    fill(b, 200);
+    const std::size_t before_second = second.allocations;
+    const std::size_t before_first = first.allocations;
+    {
+        const aset u = zset::set_union<aset>(std::vector<const aset*>{nullptr, &a, &b});
+        REQUIRE(u.size() == 300);
+        REQUIRE(u.get_allocator() == alloc(&first));
+        const aset d = zset::set_difference<aset>(std::vector<const aset*>{&b, &a});
+        REQUIRE(d.empty());
+        REQUIRE(d.get_allocator() == alloc(&second));
+    }
+    REQUIRE(first.allocations > before_first);
+    REQUIRE(second.allocations == before_second);  // the empty difference allocated nothing
+    // no input at all: the allocator has no default constructor, so there is nothing to build with
+    REQUIRE_THROWS_AS(zset::set_union<aset>(std::vector<const aset*>{nullptr}), zset::error);
+    REQUIRE(zset::intersection_cardinality<aset>(std::vector<const aset*>{nullptr, &a}) == 0);
+}

@@ -120,6 +120,27 @@ TEST_CASE("bad input, container: integral score overflow", "[bad-input]") {
     REQUIRE(s.increment("min", INT64_MAX) == -1);
 }
 
+TEST_CASE("bad input, container: integral scores saturate in set operations", "[bad-input]") {
+    using iset = zset::sorted_set<std::string, std::int64_t>;
+    const iset a{{"x", INT64_MAX}, {"y", INT64_MIN}}, b{{"x", 1}, {"y", -1}};
+    const auto a_before = a;
+    const std::vector<const iset*> both{&a, &b};
+    const iset u = zset::set_union<iset>(both);
+    REQUIRE(u.score("x") == INT64_MAX);  // INT64_MAX + 1
+    REQUIRE(u.score("y") == INT64_MIN);  // INT64_MIN - 1
+    const iset doubled = zset::set_union<iset>(std::vector<const iset*>{&a}, {2});
+    REQUIRE(doubled.score("x") == INT64_MAX);
+    REQUIRE(doubled.score("y") == INT64_MIN);
+    const iset negated = zset::set_union<iset>(std::vector<const iset*>{&a}, {-1});
+    REQUIRE(negated.score("x") == -INT64_MAX);
+    REQUIRE(negated.score("y") == INT64_MAX);  // -INT64_MIN does not fit
+    const iset inter = zset::set_intersection<iset>(both, {3, 3});
+    REQUIRE(inter.score("x") == INT64_MAX);
+    REQUIRE(inter.score("y") == INT64_MIN);
+    REQUIRE(u.validate());
+    REQUIRE(a == a_before);
+}
+
 TEST_CASE("bad input, container: huge and negative counts, ranks and limits", "[bad-input]") {
     constexpr long long lmax = LLONG_MAX, lmin = LLONG_MIN;
     for (set& s : sample_sets()) {

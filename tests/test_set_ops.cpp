@@ -1,8 +1,10 @@
 // ZUNION / ZINTER / ZDIFF / ZINTERCARD.
 #include <zset/zset.hpp>
 
+#include <algorithm>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "zset_catch.hpp"
@@ -86,4 +88,62 @@ TEST_CASE("ZINTER cleans NaN only in the first input's products, as Redis", "[se
     // the first (smallest) input's own NaN product becomes 0 before aggregating
     REQUIRE(items(zset::set_intersection<set>(inputs{&b, &a}, {0, 1}, zset::aggregate::max)) ==
             list{{"x", 5}});
+}
+
+TEST_CASE("set operations over integer members", "[set_ops]") {
+    using iset = zset::sorted_set<long long, double>;
+    using ilist = std::vector<std::pair<long long, double>>;
+    const auto ints = [](const iset& s) {
+        ilist out;
+        for (const auto& e : s) out.emplace_back(e.member, e.score);
+        return out;
+    };
+    iset a, b;
+    for (long long i = 0; i < 300; ++i) a.add(i * 7 % 300, static_cast<double>(i % 5));
+    for (long long i = 150; i < 450; ++i) b.add(i, 1);
+    const std::vector<const iset*> both{&a, &b};
+    const iset u = zset::set_union<iset>(both, {2, 1});
+    REQUIRE(u.size() == 450);
+    REQUIRE(u.validate());
+    for (long long m = 0; m < 450; ++m) {
+        const double expect = (m < 300 ? 2 * *a.score(m) : 0) + (m >= 150 ? 1 : 0);
+        REQUIRE(u.score(m) == expect);
+    }
+    const iset in = zset::set_intersection<iset>(both, {}, zset::aggregate::max);
+    REQUIRE(in.size() == 150);
+    REQUIRE(in.validate());
+    for (const auto& [m, sc] : ints(in)) REQUIRE(sc == std::max(*a.score(m), 1.0));
+    // ties in score are ordered by member, through the reference-sorting path
+    const iset tied = zset::set_union<iset>(std::vector<const iset*>{&b}, {0});
+    const ilist t = ints(tied);
+    REQUIRE(std::is_sorted(t.begin(), t.end()));
+    REQUIRE(zset::set_difference<iset>(both).size() == 150);
+}
+
+namespace {
+/// A member order other than std::less: results must keep it.
+struct reverse_bytes {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const { return b < a; }
+};
+}  // namespace
+
+TEST_CASE("set operation results keep the inputs' options and function objects", "[set_ops]") {
+    using rset = zset::sorted_set<std::string, double, zset::hash<std::string>, std::equal_to<>,
+                                  reverse_bytes>;
+    zset::options small;
+    small.max_listpack_entries = 4;
+    rset a(small), b(small);
+    for (const char* m : {"a", "b", "c", "d", "e"}) {
+        a.add(m, 1);
+        b.add(m, 2);
+    }
+    const std::vector<const rset*> both{&b, &a};
+    const rset u = zset::set_union<rset>(both);
+    REQUIRE(u.validate());
+    REQUIRE(u.get_options().max_listpack_entries == 4);
+    REQUIRE(u.encoding() == zset::encoding::skiplist);  // 5 > 4
+    std::string order;
+    for (const auto& e : u) order += std::string(e.member);
+    REQUIRE(order == "edcba");  // equal scores: reverse member order, as the inputs
 }

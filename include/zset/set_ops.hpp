@@ -93,22 +93,44 @@ std::vector<std::pair<const Set*, typename Set::score_type>> weighted_inputs(
     return in;
 }
 
+/// An empty result with the options, function objects and allocator of the first input
+/// present. With none present the allocator must be default-constructible; otherwise that is a
+/// zset::error, as no allocator exists to build the result with.
 template <class Set, class SetRange>
 Set empty_like(const SetRange& sets) {
     for (const Set* s : sets)
-        if (s != nullptr) return Set(s->get_options(), s->get_allocator());
-    return Set();
+        if (s != nullptr)
+            return Set(s->get_options(), s->hash_function(), s->key_eq(), s->member_comp(),
+                       s->get_allocator());
+    if constexpr (std::is_default_constructible_v<typename Set::allocator_type>)
+        return Set();
+    else
+        detail::raise_error(
+            "ERR a set operation without any input set needs a default-constructible allocator");
 }
 
-/// Sorts (score, member-view) results and builds the set.
+/// Sorts the (member, score) results by (score, member) and stores them in `out`.
+/// Members are views for byte-string members; other members are referenced, so the sort
+/// goes through an index (the references cannot be reassigned).
 template <class Set, class Results>
-Set build_result(Results& results, const Set& like) {
-    std::sort(results.begin(), results.end(), [&](const auto& a, const auto& b) {
-        return a.score < b.score ||
-               (!(b.score < a.score) && typename Set::member_compare{}(a.member, b.member));
-    });
-    return Set::from_sorted(results.begin(), results.end(), like.get_options(),
-                            like.get_allocator());
+Set build_result(Results& results, Set out) {
+    const auto less = [cmp = out.member_comp()](const auto& a, const auto& b) {
+        return a.score < b.score || (!(b.score < a.score) && cmp(a.member, b.member));
+    };
+    if constexpr (std::is_copy_assignable_v<typename Results::value_type>) {
+        std::sort(results.begin(), results.end(), less);
+        out.assign_sorted(results.begin(), results.end());
+    } else {
+        std::vector<std::size_t> order(results.size());
+        for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::sort(order.begin(), order.end(),
+                  [&](std::size_t a, std::size_t b) { return less(results[a], results[b]); });
+        Results sorted;
+        sorted.reserve(results.size());
+        for (const std::size_t i : order) sorted.push_back(results[i]);
+        out.assign_sorted(sorted.begin(), sorted.end());
+    }
+    return out;
 }
 
 template <class Set>
@@ -146,7 +168,7 @@ Set set_union(const SetRange& sets, const std::vector<typename Set::score_type>&
             results.push_back({e.member, acc});
         }
     }
-    return detail::build_result(results, like);
+    return detail::build_result(results, std::move(like));
 }
 
 /// ZINTER numkeys key... [WEIGHTS w...] [AGGREGATE SUM|MIN|MAX]. Iterates the smallest input
@@ -173,7 +195,7 @@ Set set_intersection(const SetRange& sets,
         }
         if (everywhere) results.push_back({e.member, acc});
     }
-    return detail::build_result(results, like);
+    return detail::build_result(results, std::move(like));
 }
 
 /// ZDIFF numkeys key...: the elements of the first set found in none of the others, with their
@@ -195,9 +217,8 @@ Set set_difference(const SetRange& sets) {
             }
         if (!elsewhere) results.push_back({e.member, e.score});
     }
-    // already in order: no sort needed
-    return Set::from_sorted(results.begin(), results.end(), like.get_options(),
-                            like.get_allocator());
+    like.assign_sorted(results.begin(), results.end());  // already in order: no sort needed
+    return like;
 }
 
 /// ZINTERCARD numkeys key... [LIMIT limit]: the size of the intersection, counting stops at

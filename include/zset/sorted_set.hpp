@@ -313,6 +313,10 @@ public:
 
     allocator_type get_allocator() const noexcept { return list_.allocator(); }
     const options& get_options() const noexcept { return opts_; }
+    /// The function objects the set was built with (copied by set operations into results).
+    hasher hash_function() const { return hash_; }
+    key_equal key_eq() const { return eq_; }
+    member_compare member_comp() const { return less_; }
     /// Changes the conversion thresholds for what follows (CONFIG SET zset-max-listpack-*):
     /// like Redis, nothing converts now; the next add checks the new limits. O(1), noexcept.
     void set_options(const options& opts) noexcept { opts_ = opts; }
@@ -639,13 +643,19 @@ public:
 
     /// Rebuilds the set compactly; converts back to listpack mode when it fits the thresholds
     /// again. O(n). Strong guarantee.
-    void shrink_to_fit() {
-        sorted_set compact(opts_, get_allocator());
-        compact.hash_ = hash_;
-        compact.eq_ = eq_;
-        compact.less_ = less_;
-        compact.build_from(begin(), end(), size(), !fits_listpack(begin(), end(), size()));
-        take(compact);
+    void shrink_to_fit() { assign_sorted(begin(), end()); }
+
+    /// Replaces the contents with elements already sorted by (score, member) with unique
+    /// members (`reference`s or pairs), in the smallest encoding that fits; options, function
+    /// objects and allocator stay. `[first, last)` may be this set's own elements. O(n).
+    /// Precondition (checked by validate()): sorted and unique. Strong guarantee.
+    /// Invalidates all iterators.
+    template <class ForwardIt>
+    void assign_sorted(ForwardIt first, ForwardIt last) {
+        sorted_set fresh(opts_, hash_, eq_, less_, get_allocator());
+        const auto n = static_cast<size_type>(std::distance(first, last));
+        fresh.build_from(first, last, n, !fresh.fits_listpack(first, last, n));
+        take(fresh);
     }
 
     /// Bytes allocated by the set (blocks, nodes, node table, hash index) plus sizeof(*this).
@@ -661,8 +671,7 @@ public:
     static sorted_set from_sorted(ForwardIt first, ForwardIt last, const options& opts = options(),
                                   const Allocator& alloc = Allocator()) {
         sorted_set out(opts, alloc);
-        const auto n = static_cast<size_type>(std::distance(first, last));
-        out.build_from(first, last, n, !out.fits_listpack(first, last, n));
+        out.assign_sorted(first, last);
         return out;
     }
 

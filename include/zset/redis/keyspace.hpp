@@ -528,7 +528,7 @@ public:
     exec_result execute(const Argv& argv, session& s, reply& out) {
         load_argv(argv);
         detail::tree_sink sink(s.proto, opts_.double_format);
-        const exec_result r = dispatch(argv_.data(), argv_.size(), s, sink);
+        exec_result r = dispatch(argv_.data(), argv_.size(), s, sink);
         out = sink.take();
         return r;
     }
@@ -727,7 +727,7 @@ private:
 
     /// Before inserting `member` (not present) into `s`: converts as Redis's zsetAdd would.
     /// \returns whether the member goes into a listpack (and so stores -0 as 0).
-    bool prepare_insert(set_type& s, std::string_view member) {
+    bool prepare_insert(set_type& s, std::string_view member) const {
         if (!is_listpack(s)) return false;
         if (s.size() + 1 <= opts_.zset_max_listpack_entries &&
             member.size() <= opts_.zset_max_listpack_value)
