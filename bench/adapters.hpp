@@ -4,7 +4,7 @@
 //   bool add(const std::string& m, double s)        ZADD (insert or update); true if m was new
 //   std::optional<double> score(m)                  ZSCORE
 //   std::optional<std::size_t> rank(m)              ZRANK             (has_rank only)
-//   range_by_score(lo, k, f)                        ZRANGEBYSCORE lo +inf LIMIT 0 k; f(member, score)
+//   range_by_score(lo, k, f)                        ZRANGEBYSCORE lo +inf LIMIT 0 k; f(m, s)
 //   range_by_rank(start, k, f)                      ZRANGE start start+k-1 (has_rank only)
 //   bool erase(m)                                   ZREM
 //   pop_min()                                       ZPOPMIN (count 1): a vector of (member, score)
@@ -79,8 +79,8 @@ public:
     }
     template <class F>
     std::size_t range_by_rank(std::size_t start, std::size_t k, F&& f) const {
-        const auto view = s_.range_by_rank(static_cast<long long>(start),
-                                           static_cast<long long>(start + k) - 1);
+        const auto view =
+            s_.range_by_rank(static_cast<long long>(start), static_cast<long long>(start + k) - 1);
         std::size_t got = 0;
         for (const auto e : view) {
             f(e.member, e.score);
@@ -339,8 +339,9 @@ public:
     }
     /// O(log n) through the ranked index.
     std::size_t count(double lo, double hi) const {
-        const auto r = c_.get<by_order>().range_rank([lo](const entry& e) { return e.score >= lo; },
-                                                     [hi](const entry& e) { return e.score <= hi; });
+        const auto r =
+            c_.get<by_order>().range_rank([lo](const entry& e) { return e.score >= lo; },
+                                          [hi](const entry& e) { return e.score <= hi; });
         return r.second - r.first;
     }
 

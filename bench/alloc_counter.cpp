@@ -7,8 +7,6 @@
 // itself lives in malloc'ed memory, so sized and unsized deletes are both accounted exactly.
 // When counting is off the only extra cost is one predictable branch per call, the same for
 // every structure in the binary.
-#include "bench_support.hpp"
-
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
@@ -17,6 +15,8 @@
 #include <new>
 #include <unordered_map>
 #include <vector>
+
+#include "bench_support.hpp"
 
 #if defined(__GLIBC__)
 #include <malloc.h>
@@ -168,7 +168,9 @@ void start() noexcept {
     s.counting = true;
 }
 
-heap_counts now() noexcept { return state().counts; }
+heap_counts now() noexcept {
+    return state().counts;
+}
 
 void stop() noexcept {
     counter_state& s = state();
@@ -185,8 +187,12 @@ void stop() noexcept {
 
 // ---- the replaceable global allocation functions ----------------------------------------------
 
-void* operator new(std::size_t n) { return zbench::allocate(n); }
-void* operator new[](std::size_t n) { return zbench::allocate(n); }
+void* operator new(std::size_t n) {
+    return zbench::allocate(n);
+}
+void* operator new[](std::size_t n) {
+    return zbench::allocate(n);
+}
 void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
     try {
         return zbench::allocate(n);
@@ -201,7 +207,9 @@ void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
         return nullptr;
     }
 }
-void* operator new(std::size_t n, std::align_val_t al) { return zbench::allocate_aligned(n, al); }
+void* operator new(std::size_t n, std::align_val_t al) {
+    return zbench::allocate_aligned(n, al);
+}
 void* operator new[](std::size_t n, std::align_val_t al) {
     return zbench::allocate_aligned(n, al);
 }
@@ -220,16 +228,36 @@ void* operator new[](std::size_t n, std::align_val_t al, const std::nothrow_t&) 
     }
 }
 
-void operator delete(void* p) noexcept { zbench::release(p); }
-void operator delete[](void* p) noexcept { zbench::release(p); }
-void operator delete(void* p, std::size_t) noexcept { zbench::release(p); }
-void operator delete[](void* p, std::size_t) noexcept { zbench::release(p); }
-void operator delete(void* p, const std::nothrow_t&) noexcept { zbench::release(p); }
-void operator delete[](void* p, const std::nothrow_t&) noexcept { zbench::release(p); }
-void operator delete(void* p, std::align_val_t) noexcept { zbench::release(p); }
-void operator delete[](void* p, std::align_val_t) noexcept { zbench::release(p); }
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept { zbench::release(p); }
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { zbench::release(p); }
+void operator delete(void* p) noexcept {
+    zbench::release(p);
+}
+void operator delete[](void* p) noexcept {
+    zbench::release(p);
+}
+void operator delete(void* p, std::size_t) noexcept {
+    zbench::release(p);
+}
+void operator delete[](void* p, std::size_t) noexcept {
+    zbench::release(p);
+}
+void operator delete(void* p, const std::nothrow_t&) noexcept {
+    zbench::release(p);
+}
+void operator delete[](void* p, const std::nothrow_t&) noexcept {
+    zbench::release(p);
+}
+void operator delete(void* p, std::align_val_t) noexcept {
+    zbench::release(p);
+}
+void operator delete[](void* p, std::align_val_t) noexcept {
+    zbench::release(p);
+}
+void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
+    zbench::release(p);
+}
+void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
+    zbench::release(p);
+}
 void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
     zbench::release(p);
 }

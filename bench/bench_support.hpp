@@ -32,18 +32,20 @@ inline double unit_double(std::uint64_t bits) noexcept {
 
 /// Seeds of the independent score streams (keep in sync with bench/redis_memory.py).
 enum class stream : std::uint64_t {
-    main = 0x7a5e7b3e0001ull,       // the scores of member:<i>, i < n
-    union_b = 0x7a5e7b3e0002ull,    // the second input of union / intersection
-    added = 0x7a5e7b3e0003ull,      // members added by the ZADD-new benchmark
-    updates = 0x7a5e7b3e0004ull,    // new scores of the score-update benchmark
-    keys = 0x7a5e7b3e0005ull,       // key / bound / permutation choices
+    main = 0x7a5e7b3e0001ull,     // the scores of member:<i>, i < n
+    union_b = 0x7a5e7b3e0002ull,  // the second input of union / intersection
+    added = 0x7a5e7b3e0003ull,    // members added by the ZADD-new benchmark
+    updates = 0x7a5e7b3e0004ull,  // new scores of the score-update benchmark
+    keys = 0x7a5e7b3e0005ull,     // key / bound / permutation choices
 };
 
 inline double score_of(stream s, std::uint64_t i) noexcept {
     return unit_double(mix64(static_cast<std::uint64_t>(s) + (i + 1) * golden));
 }
 
-inline std::string member_name(std::uint64_t i) { return "member:" + std::to_string(i); }
+inline std::string member_name(std::uint64_t i) {
+    return "member:" + std::to_string(i);
+}
 
 /// A small deterministic generator (splitmix64).
 class rng {
@@ -88,9 +90,9 @@ struct heap_counts {
 /// allocation through operator new is recorded; frees of recorded blocks are subtracted, frees
 /// of blocks allocated while counting was off are ignored.
 namespace global_heap {
-void start() noexcept;   ///< resets the counts and starts counting
+void start() noexcept;  ///< resets the counts and starts counting
 heap_counts now() noexcept;
-void stop() noexcept;    ///< stops counting and forgets the recorded blocks
+void stop() noexcept;  ///< stops counting and forgets the recorded blocks
 }  // namespace global_heap
 
 /// An allocator that counts through `counts` (used to measure zset through its Allocator

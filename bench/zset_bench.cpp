@@ -100,7 +100,8 @@ struct dataset {
             count_lo.push_back(lo);
             count_hi.push_back(lo + 0.01);
             const auto first = std::lower_bound(sorted_scores.begin(), sorted_scores.end(), lo);
-            const auto last = std::upper_bound(sorted_scores.begin(), sorted_scores.end(), lo + 0.01);
+            const auto last =
+                std::upper_bound(sorted_scores.begin(), sorted_scores.end(), lo + 0.01);
             count_expected.push_back(static_cast<std::size_t>(last - first));
             upd_idx.push_back(static_cast<std::uint32_t>(r.below(n)));
         }
@@ -274,7 +275,8 @@ void verify(const typename Spec::adapter& a, const dataset& d, const char* what)
         for (std::size_t r = 0; r < d.n; ++r) rank_of[d.order[r]] = static_cast<std::uint32_t>(r);
         for (std::size_t q = 0; q < 1024; ++q) {
             const auto got = a.rank(d.hit_keys[q]);
-            if (!got || *got != rank_of[d.hit_idx[q]]) return report_failure(where + ": rank differs");
+            if (!got || *got != rank_of[d.hit_idx[q]])
+                return report_failure(where + ": rank differs");
         }
     }
 }
@@ -312,7 +314,8 @@ typename Spec::adapter& union_input(std::size_t n) {
 /// Items processed and the "ops" counter (operations per benchmark iteration; the report divides
 /// the time per iteration by it).
 void finish(benchmark::State& st, std::size_t ops_per_iteration) {
-    st.SetItemsProcessed(st.iterations() * static_cast<benchmark::IterationCount>(ops_per_iteration));
+    st.SetItemsProcessed(st.iterations() *
+                         static_cast<benchmark::IterationCount>(ops_per_iteration));
     st.counters["ops"] = static_cast<double>(ops_per_iteration);
 }
 
@@ -423,10 +426,11 @@ void bm_range_by_score(benchmark::State& st, std::size_t n) {
     double acc = 0;
     std::size_t bytes = 0;
     for (auto _ : st) {
-        const std::size_t got = a.range_by_score(d.range_lo[q], d.k, [&](std::string_view m, double s) {
-            acc += s;
-            bytes += m.size();
-        });
+        const std::size_t got =
+            a.range_by_score(d.range_lo[q], d.k, [&](std::string_view m, double s) {
+                acc += s;
+                bytes += m.size();
+            });
         short_ranges += got != d.k ? 1 : 0;
         benchmark::DoNotOptimize(acc);
         benchmark::DoNotOptimize(bytes);
@@ -445,10 +449,11 @@ void bm_range_by_rank(benchmark::State& st, std::size_t n) {
     double acc = 0;
     std::size_t bytes = 0;
     for (auto _ : st) {
-        const std::size_t got = a.range_by_rank(d.range_start[q], d.k, [&](std::string_view m, double s) {
-            acc += s;
-            bytes += m.size();
-        });
+        const std::size_t got =
+            a.range_by_rank(d.range_start[q], d.k, [&](std::string_view m, double s) {
+                acc += s;
+                bytes += m.size();
+            });
         short_ranges += got != d.k ? 1 : 0;
         benchmark::DoNotOptimize(acc);
         benchmark::DoNotOptimize(bytes);
@@ -629,30 +634,31 @@ struct op_entry {
 constexpr std::size_t any_size = static_cast<std::size_t>(-1);
 constexpr std::size_t op_count = 14;
 constexpr op_entry ops[op_count] = {
-    {"zadd_new", false, true, any_size},         {"update", false, false, any_size},
-    {"zscore_hit", false, false, any_size},      {"zscore_miss", false, false, any_size},
-    {"zrank", true, false, any_size},            {"range_by_score", false, false, any_size},
-    {"range_by_rank", true, false, any_size},    {"zrem", false, true, any_size},
-    {"pop_min", false, true, any_size},          {"iterate", false, false, any_size},
-    {"zcount", false, false, any_size},          {"union", false, false, union_max_size},
-    {"inter", false, false, union_max_size},     {"memory", false, false, any_size},
+    {"zadd_new", false, true, any_size},      {"update", false, false, any_size},
+    {"zscore_hit", false, false, any_size},   {"zscore_miss", false, false, any_size},
+    {"zrank", true, false, any_size},         {"range_by_score", false, false, any_size},
+    {"range_by_rank", true, false, any_size}, {"zrem", false, true, any_size},
+    {"pop_min", false, true, any_size},       {"iterate", false, false, any_size},
+    {"zcount", false, false, any_size},       {"union", false, false, union_max_size},
+    {"inter", false, false, union_max_size},  {"memory", false, false, any_size},
 };
 
 /// Registers operation `w` of `ops` for one structure at size n (if it applies).
 template <class Spec>
 void register_op(std::size_t w, std::size_t n) {
     static constexpr bench_fn fns[op_count] = {
-        &bm_zadd_new<Spec>, &bm_update<Spec>,         &bm_zscore_hit<Spec>,    &bm_zscore_miss<Spec>,
-        &bm_zrank<Spec>,    &bm_range_by_score<Spec>, &bm_range_by_rank<Spec>, &bm_zrem<Spec>,
-        &bm_pop_min<Spec>,  &bm_iterate<Spec>,        &bm_zcount<Spec>,        &bm_union<Spec>,
-        &bm_inter<Spec>,    &bm_memory<Spec>};
+        &bm_zadd_new<Spec>,      &bm_update<Spec>, &bm_zscore_hit<Spec>,
+        &bm_zscore_miss<Spec>,   &bm_zrank<Spec>,  &bm_range_by_score<Spec>,
+        &bm_range_by_rank<Spec>, &bm_zrem<Spec>,   &bm_pop_min<Spec>,
+        &bm_iterate<Spec>,       &bm_zcount<Spec>, &bm_union<Spec>,
+        &bm_inter<Spec>,         &bm_memory<Spec>};
     const op_entry& op = ops[w];
     if (n > Spec::max_size || n > op.max_size) return;
     if (op.needs_rank && !Spec::adapter::has_rank) return;
     const bench_fn fn = fns[w];
     const std::string name = std::string(op.name) + "/" + Spec::name + "/" + std::to_string(n);
-    auto* b = benchmark::RegisterBenchmark(name.c_str(),
-                                           [fn, n](benchmark::State& st) { fn(st, n); });
+    auto* b =
+        benchmark::RegisterBenchmark(name.c_str(), [fn, n](benchmark::State& st) { fn(st, n); });
     if (op.manual_time) b->UseManualTime();
     if (std::string_view(op.name) == "memory") b->Iterations(1)->Repetitions(1);
 }
@@ -700,9 +706,8 @@ std::vector<std::size_t> parse_sizes(const char* text) {
 
 int main(int argc, char** argv) {
     const char* env_sizes = std::getenv("ZSET_BENCH_SIZES");
-    const std::vector<std::size_t> sizes =
-        zbench::parse_sizes(env_sizes != nullptr && *env_sizes != '\0' ? env_sizes
-                                                                       : "100,1000,100000,1000000");
+    const std::vector<std::size_t> sizes = zbench::parse_sizes(
+        env_sizes != nullptr && *env_sizes != '\0' ? env_sizes : "100,1000,100000,1000000");
     if (sizes.empty()) {
         std::fprintf(stderr, "zset_bench: no valid size in ZSET_BENCH_SIZES\n");
         return 2;
@@ -711,7 +716,8 @@ int main(int argc, char** argv) {
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 2;
 
     std::string size_list;
-    for (const std::size_t n : sizes) size_list += (size_list.empty() ? "" : ",") + std::to_string(n);
+    for (const std::size_t n : sizes)
+        size_list += (size_list.empty() ? "" : ",") + std::to_string(n);
     std::string peers = "std";
 #if defined(ZSET_BENCH_HAVE_ABSL)
     peers += ",absl";

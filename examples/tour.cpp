@@ -1,14 +1,15 @@
 // A short tour of zset::sorted_set: the Redis sorted set as a C++ container.
-#include <zset/zset.hpp>
-
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include <zset/zset.hpp>
+
 namespace {
 void print(const char* title, const zset::sorted_set<>::rank_range& r) {
     std::printf("%s:", title);
-    for (const auto& e : r) std::printf(" %.*s=%g", static_cast<int>(e.member.size()), e.member.data(), e.score);
+    for (const auto& e : r)
+        std::printf(" %.*s=%g", static_cast<int>(e.member.size()), e.member.data(), e.score);
     std::printf("\n");
 }
 }  // namespace
@@ -44,7 +45,8 @@ int main() {
 
     // Equal scores order by member bytes: lex ranges (autocomplete)
     zset::sorted_set<> words;
-    for (const char* w : {"apple", "apricot", "banana", "blueberry", "cherry", "apex"}) words.add(w, 0);
+    for (const char* w : {"apple", "apricot", "banana", "blueberry", "cherry", "apex"})
+        words.add(w, 0);
     using lex = zset::lex_bound<std::string_view>;
     print("prefix 'ap'", words.range_by_lex({lex::inclusive("ap"), lex::exclusive("aq")}));
 
@@ -55,7 +57,8 @@ int main() {
     const std::vector<const zset::sorted_set<>*> inputs{&board, &bonus};
     const auto total = zset::set_union<zset::sorted_set<>>(inputs);
     std::printf("union:");
-    for (const auto& e : total) std::printf(" %.*s=%g", static_cast<int>(e.member.size()), e.member.data(), e.score);
+    for (const auto& e : total)
+        std::printf(" %.*s=%g", static_cast<int>(e.member.size()), e.member.data(), e.score);
     std::printf("\n");
     return 0;
 }

@@ -12,8 +12,6 @@
 // Input layout: [flags] then commands. flags bit 0: binary commands ([argc][len][bytes]...),
 // else text lines split like redis-cli inline commands; bit 1: start in RESP3; bit 2: tiny
 // listpack thresholds; bit 3: %.17g doubles (Redis <= 7.0); bit 4: blocking allowed.
-#include <zset/redis/keyspace.hpp>
-
 #include <cctype>
 #include <cstdint>
 #include <string>
@@ -21,6 +19,7 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
+#include <zset/redis/keyspace.hpp>
 
 namespace {
 
@@ -31,7 +30,8 @@ bool read_line(std::string_view s, std::size_t& pos, std::string_view& line) {
     const std::size_t end = s.find("\r\n", pos);
     if (end == std::string_view::npos) return false;
     line = s.substr(pos, end - pos);
-    if (line.find('\r') != std::string_view::npos || line.find('\n') != std::string_view::npos) return false;
+    if (line.find('\r') != std::string_view::npos || line.find('\n') != std::string_view::npos)
+        return false;
     pos = end + 2;
     return true;
 }
@@ -59,39 +59,39 @@ bool parse_value(std::string_view s, std::size_t& pos, redis::protocol proto, in
     if (!read_line(s, pos, line)) return false;
     long long n = 0;
     switch (type) {
-        case '+':
-            return true;
-        case '-':
-            return !line.empty() && std::isupper(static_cast<unsigned char>(line[0]));
-        case ':':
-            return is_integer(line);
-        case '$':
-            if (!parse_count(line, n)) return false;
-            if (n == -1) return !resp3;
-            if (n < 0 || s.size() - pos < static_cast<std::size_t>(n) + 2) return false;
-            pos += static_cast<std::size_t>(n);
-            if (s.substr(pos, 2) != "\r\n") return false;
-            pos += 2;
-            return true;
-        case '*':
-        case '%':
-        case '~':
-            if (type != '*' && !resp3) return false;
-            if (!parse_count(line, n)) return false;
-            if (n == -1) return type == '*' && !resp3;
-            if (n < 0) return false;
-            if (type == '%') n *= 2;
-            for (long long i = 0; i < n; ++i)
-                if (!parse_value(s, pos, proto, depth + 1)) return false;
-            return true;
-        case '_':
-            return resp3 && line.empty();
-        case '#':
-            return resp3 && (line == "t" || line == "f");
-        case ',':
-            return resp3 && !line.empty();
-        default:
-            return false;
+    case '+':
+        return true;
+    case '-':
+        return !line.empty() && std::isupper(static_cast<unsigned char>(line[0]));
+    case ':':
+        return is_integer(line);
+    case '$':
+        if (!parse_count(line, n)) return false;
+        if (n == -1) return !resp3;
+        if (n < 0 || s.size() - pos < static_cast<std::size_t>(n) + 2) return false;
+        pos += static_cast<std::size_t>(n);
+        if (s.substr(pos, 2) != "\r\n") return false;
+        pos += 2;
+        return true;
+    case '*':
+    case '%':
+    case '~':
+        if (type != '*' && !resp3) return false;
+        if (!parse_count(line, n)) return false;
+        if (n == -1) return type == '*' && !resp3;
+        if (n < 0) return false;
+        if (type == '%') n *= 2;
+        for (long long i = 0; i < n; ++i)
+            if (!parse_value(s, pos, proto, depth + 1)) return false;
+        return true;
+    case '_':
+        return resp3 && line.empty();
+    case '#':
+        return resp3 && (line == "t" || line == "f");
+    case ',':
+        return resp3 && !line.empty();
+    default:
+        return false;
     }
 }
 
@@ -150,7 +150,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         ZSET_FUZZ_CHECK(s1.proto == s2.proto);
         if (r1.status == redis::exec_status::blocked) {
             ZSET_FUZZ_CHECK(bytes.empty());
-            ZSET_FUZZ_CHECK(r1.block.keys == r2.block.keys && r1.block.timeout_ms == r2.block.timeout_ms);
+            ZSET_FUZZ_CHECK(r1.block.keys == r2.block.keys &&
+                            r1.block.timeout_ms == r2.block.timeout_ms);
             ZSET_FUZZ_CHECK(!r1.block.keys.empty() && r1.block.timeout_ms >= 0);
             redis::keyspace::append_timeout_reply(bytes, s1.proto);
         } else {

@@ -48,9 +48,9 @@ private:
 }  // namespace zset_fuzz
 
 /// Aborts with a message when a fuzz property fails (libFuzzer then saves the input).
-#define ZSET_FUZZ_CHECK(cond)                                                                  \
-    do {                                                                                       \
-        if (!(cond)) ::zset_fuzz::check_failed(#cond, __FILE__, __LINE__);                     \
+#define ZSET_FUZZ_CHECK(cond)                                                                      \
+    do {                                                                                           \
+        if (!(cond)) ::zset_fuzz::check_failed(#cond, __FILE__, __LINE__);                         \
     } while (false)
 
 #include <cstdio>

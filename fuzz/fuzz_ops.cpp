@@ -8,13 +8,11 @@
 // opcode byte followed by its operands (see run_op). Running out of input yields zeros.
 // Modes (mode % 3): string members / double scores, integer members / int64 scores, string
 // members / int64 scores (integral scores saturate in set operations).
-#include <zset/zset.hpp>
-
 #include <algorithm>
-#include <cstdio>
-#include <cstdlib>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 #include <optional>
 #include <random>
@@ -25,6 +23,7 @@
 
 #include "fuzz_input.hpp"
 #include "reference_model.hpp"
+#include <zset/zset.hpp>
 
 namespace {
 
@@ -69,7 +68,7 @@ struct members<std::string> {
         const std::uint8_t b = in.byte();
         if (b < 224) return pool[b % pool.size()];
         if (b < 240) return "k" + std::to_string(in.byte());  // many distinct short members
-        return std::string(in.bytes(in.byte() % 40));        // arbitrary bytes
+        return std::string(in.bytes(in.byte() % 40));         // arbitrary bytes
     }
     static std::string_view view(const std::string& m) { return m; }
 };
@@ -88,39 +87,64 @@ double pick_score(input& in, double) {
     const std::uint8_t b = in.byte();
     constexpr double inf = std::numeric_limits<double>::infinity();
     switch (b) {
-        case 0: return 0.0;
-        case 1: return -0.0;
-        case 2: return inf;
-        case 3: return -inf;
-        case 4: return std::numeric_limits<double>::quiet_NaN();
-        case 5: return std::numeric_limits<double>::max();
-        case 6: return -std::numeric_limits<double>::max();
-        case 7: return std::numeric_limits<double>::denorm_min();
-        case 8: return 0.1;
-        case 9: return 1e-300;
-        case 10: return in.raw<double>();
-        default: return static_cast<double>(static_cast<int>(b % 41) - 20);
+    case 0:
+        return 0.0;
+    case 1:
+        return -0.0;
+    case 2:
+        return inf;
+    case 3:
+        return -inf;
+    case 4:
+        return std::numeric_limits<double>::quiet_NaN();
+    case 5:
+        return std::numeric_limits<double>::max();
+    case 6:
+        return -std::numeric_limits<double>::max();
+    case 7:
+        return std::numeric_limits<double>::denorm_min();
+    case 8:
+        return 0.1;
+    case 9:
+        return 1e-300;
+    case 10:
+        return in.raw<double>();
+    default:
+        return static_cast<double>(static_cast<int>(b % 41) - 20);
     }
 }
 
 std::int64_t pick_score(input& in, std::int64_t) {
     const std::uint8_t b = in.byte();
     switch (b) {
-        case 0: return std::numeric_limits<std::int64_t>::max();
-        case 1: return std::numeric_limits<std::int64_t>::min();
-        case 2: return in.raw<std::int64_t>();
-        default: return static_cast<std::int64_t>(b % 41) - 20;
+    case 0:
+        return std::numeric_limits<std::int64_t>::max();
+    case 1:
+        return std::numeric_limits<std::int64_t>::min();
+    case 2:
+        return in.raw<std::int64_t>();
+    default:
+        return static_cast<std::int64_t>(b % 41) - 20;
     }
 }
 
 add_flags pick_flags(input& in) {
-    static const add_flags choices[] = {
-        add_flags::none, add_flags::nx, add_flags::xx, add_flags::gt, add_flags::lt,
-        add_flags::xx | add_flags::gt, add_flags::xx | add_flags::lt, add_flags::ch,
-        add_flags::ch | add_flags::gt, add_flags::nx | add_flags::xx,
-        add_flags::gt | add_flags::lt, add_flags::nx | add_flags::gt,
-        add_flags::nx | add_flags::lt, add_flags::ch | add_flags::xx, add_flags::none,
-        add_flags::none};
+    static const add_flags choices[] = {add_flags::none,
+                                        add_flags::nx,
+                                        add_flags::xx,
+                                        add_flags::gt,
+                                        add_flags::lt,
+                                        add_flags::xx | add_flags::gt,
+                                        add_flags::xx | add_flags::lt,
+                                        add_flags::ch,
+                                        add_flags::ch | add_flags::gt,
+                                        add_flags::nx | add_flags::xx,
+                                        add_flags::gt | add_flags::lt,
+                                        add_flags::nx | add_flags::gt,
+                                        add_flags::nx | add_flags::lt,
+                                        add_flags::ch | add_flags::xx,
+                                        add_flags::none,
+                                        add_flags::none};
     return choices[in.byte() % (sizeof choices / sizeof choices[0])];
 }
 
@@ -197,7 +221,8 @@ struct harness {
             if constexpr (std::is_same_v<Member, std::string>)
                 std::fprintf(stderr, " [%s]=%.17g", printable(m).c_str(), static_cast<double>(sc));
             else
-                std::fprintf(stderr, " %lld=%lld", static_cast<long long>(m), static_cast<long long>(sc));
+                std::fprintf(stderr, " %lld=%lld", static_cast<long long>(m),
+                             static_cast<long long>(sc));
         }
         std::fprintf(stderr, "\n");
     }
@@ -222,7 +247,8 @@ struct harness {
         const Ref& ref = refs[which];
         if (trace) {
             std::fprintf(stderr, " set %d: %s, validate=%d\n", which,
-                         s.encoding() == zset::encoding::listpack ? "listpack" : "skiplist", s.validate() ? 1 : 0);
+                         s.encoding() == zset::encoding::listpack ? "listpack" : "skiplist",
+                         s.validate() ? 1 : 0);
             print("set", contents(s));
             print("ref", ref.all());
         }
@@ -230,11 +256,13 @@ struct harness {
         ZSET_FUZZ_CHECK(s.size() == ref.size());
         ZSET_FUZZ_CHECK(same(contents(s), ref.all()));
         vec back;
-        for (auto it = s.rbegin(); it != s.rend(); ++it) back.emplace_back(it->score, Member(it->member));
+        for (auto it = s.rbegin(); it != s.rend(); ++it)
+            back.emplace_back(it->score, Member(it->member));
         std::reverse(back.begin(), back.end());
         ZSET_FUZZ_CHECK(same(back, ref.all()));
         if (s.empty()) ZSET_FUZZ_CHECK(s.encoding() == zset::encoding::listpack);
-        if (s.size() > opts.max_listpack_entries) ZSET_FUZZ_CHECK(s.encoding() == zset::encoding::skiplist);
+        if (s.size() > opts.max_listpack_entries)
+            ZSET_FUZZ_CHECK(s.encoding() == zset::encoding::skiplist);
     }
 
     zset::score_bound<Score> bound(input& in) {
@@ -245,14 +273,6 @@ struct harness {
         if (is_nan(r.value)) r.value = Score{};  // NaN bounds are rejected by the Redis layer
         return r;
     }
-    static auto in_score_range(const zset::score_range<Score>& r) {
-        return [r](Score v, const Member&) {
-            const bool above = r.min.exclusive ? v > r.min.value : v >= r.min.value;
-            const bool below = r.max.exclusive ? v < r.max.value : v <= r.max.value;
-            return above && below;
-        };
-    }
-
     /// A lex bound; `storage` keeps the bytes a string_view bound refers to.
     zset::lex_bound<lex_key> lbound(input& in, Member& storage) {
         const std::uint8_t b = in.byte();
@@ -260,26 +280,8 @@ struct harness {
         if (b % 4 == 1) return zset::lex_bound<lex_key>::plus_infinity();
         storage = src.pick(in);
         const lex_key k = lex_key(src.view(storage));
-        return b % 4 == 2 ? zset::lex_bound<lex_key>::inclusive(k) : zset::lex_bound<lex_key>::exclusive(k);
-    }
-    static auto in_lex_range(const zset::lex_range<lex_key>& r) {
-        using kind = typename zset::lex_bound<lex_key>::kind;
-        return [r](Score, const Member& m) {
-            bool above = false, below = false;
-            switch (r.min.type) {
-                case kind::minus_infinity: above = true; break;
-                case kind::plus_infinity: above = false; break;
-                case kind::inclusive: above = !(m < Member(r.min.value)); break;
-                case kind::exclusive: above = Member(r.min.value) < m; break;
-            }
-            switch (r.max.type) {
-                case kind::minus_infinity: below = false; break;
-                case kind::plus_infinity: below = true; break;
-                case kind::inclusive: below = !(Member(r.max.value) < m); break;
-                case kind::exclusive: below = m < Member(r.max.value); break;
-            }
-            return above && below;
-        };
+        return b % 4 == 2 ? zset::lex_bound<lex_key>::inclusive(k)
+                          : zset::lex_bound<lex_key>::exclusive(k);
     }
     static zset::limit pick_limit(input& in) {
         zset::limit l;
@@ -319,7 +321,8 @@ struct harness {
         } else {
             Score r{};
             if (!__builtin_mul_overflow(a, b, &r)) return r;
-            return (a < 0) != (b < 0) ? std::numeric_limits<Score>::min() : std::numeric_limits<Score>::max();
+            return (a < 0) != (b < 0) ? std::numeric_limits<Score>::min()
+                                      : std::numeric_limits<Score>::max();
         }
     }
     static Score sum(Score a, Score b) {
@@ -338,12 +341,16 @@ struct harness {
     }
     static void combine(Score& acc, Score v, zset::aggregate agg) {
         switch (agg) {
-            case zset::aggregate::sum:
-                acc = sum(acc, v);
-                if (is_nan(acc)) acc = Score{0};
-                break;
-            case zset::aggregate::min: acc = v < acc ? v : acc; break;
-            case zset::aggregate::max: acc = v > acc ? v : acc; break;
+        case zset::aggregate::sum:
+            acc = sum(acc, v);
+            if (is_nan(acc)) acc = Score{0};
+            break;
+        case zset::aggregate::min:
+            acc = v < acc ? v : acc;
+            break;
+        case zset::aggregate::max:
+            acc = v > acc ? v : acc;
+            break;
         }
     }
     const Ref* ref_of(int which) const { return which < 0 ? nullptr : &refs[which]; }
@@ -362,7 +369,8 @@ struct harness {
         if (use_weights) {
             for (auto& w : inputs) {
                 const std::uint8_t c = in.byte();
-                w.weight = c < 8 ? pick_score(in, Score{}) : static_cast<Score>(static_cast<int>(c % 7) - 3);
+                w.weight = c < 8 ? pick_score(in, Score{})
+                                 : static_cast<Score>(static_cast<int>(c % 7) - 3);
                 if (is_nan(w.weight)) w.weight = Score{1};
                 weights.push_back(w.weight);
             }
@@ -374,16 +382,18 @@ struct harness {
         const int kind = (b >> 2) % 4;
         if (use_weights && (b & 0x20) && kind < 2) {
             if (kind == 0)
-                expect_error([&] { (void)zset::set_union<Set>(ptrs, weights, agg); }, zset::errors::syntax);
+                expect_error([&] { (void)zset::set_union<Set>(ptrs, weights, agg); },
+                             zset::errors::syntax);
             else
                 expect_error([&] { (void)zset::set_intersection<Set>(ptrs, weights, agg); },
                              zset::errors::syntax);
             return;
         }
         std::vector<weighted_input> order = inputs;
-        std::stable_sort(order.begin(), order.end(), [&](const weighted_input& x, const weighted_input& y) {
-            return size_of(x.which) < size_of(y.which);
-        });
+        std::stable_sort(order.begin(), order.end(),
+                         [&](const weighted_input& x, const weighted_input& y) {
+                             return size_of(x.which) < size_of(y.which);
+                         });
         vec expect;
         if (kind == 0) {  // ZUNION
             std::set<Member> done;
@@ -397,7 +407,8 @@ struct harness {
                         const Ref* o = ref_of(order[j].which);
                         if (!o) continue;
                         const auto it = o->scores.find(m);
-                        if (it != o->scores.end()) combine(acc, weighted(it->second, order[j].weight), agg);
+                        if (it != o->scores.end())
+                            combine(acc, weighted(it->second, order[j].weight), agg);
                     }
                     expect.emplace_back(acc, m);
                 }
@@ -448,7 +459,8 @@ struct harness {
             return zset::set_difference<Set>(ptrs);
         }();
         if (trace) {
-            std::fprintf(stderr, " set operation %d, aggregate %d, inputs:", kind, static_cast<int>(agg));
+            std::fprintf(stderr, " set operation %d, aggregate %d, inputs:", kind,
+                         static_cast<int>(agg));
             for (const auto& w : inputs)
                 std::fprintf(stderr, " %d*%.17g", w.which, static_cast<double>(w.weight));
             std::fprintf(stderr, "%s\n", use_weights ? " (WEIGHTS)" : "");
@@ -469,7 +481,8 @@ struct harness {
             refs[target] = Ref();
             for (const auto& [sc, m] : expect) refs[target].add(m, sc, add_flags::none);
             if (!sets[target].empty())
-                ZSET_FUZZ_CHECK(sets[target].get_options().max_listpack_entries == opts.max_listpack_entries);
+                ZSET_FUZZ_CHECK(sets[target].get_options().max_listpack_entries ==
+                                opts.max_listpack_entries);
         }
     }
 
@@ -482,330 +495,340 @@ struct harness {
         Set& s = sets[which];
         Ref& ref = refs[which];
         switch ((op & 0x7f) % 24) {
-            case 0:
-            case 1:
-            case 2: {  // ZADD
-                const Member m = src.pick(in);
-                const Score sc = pick_score(in, Score{});
-                const add_flags f = pick_flags(in);
-                if (const char* err = flags_error(f)) {
-                    expect_error([&] { s.add(src.view(m), sc, f); }, err);
-                } else if (is_nan(sc)) {
-                    expect_error([&] { s.add(src.view(m), sc, f); }, zset::errors::not_a_float);
-                } else {
-                    ZSET_FUZZ_CHECK(s.add(src.view(m), sc, f) == ref.add(m, sc, f));
-                }
-                break;
+        case 0:
+        case 1:
+        case 2: {  // ZADD
+            const Member m = src.pick(in);
+            const Score sc = pick_score(in, Score{});
+            const add_flags f = pick_flags(in);
+            if (const char* err = flags_error(f)) {
+                expect_error([&] { s.add(src.view(m), sc, f); }, err);
+            } else if (is_nan(sc)) {
+                expect_error([&] { s.add(src.view(m), sc, f); }, zset::errors::not_a_float);
+            } else {
+                ZSET_FUZZ_CHECK(s.add(src.view(m), sc, f) == ref.add(m, sc, f));
             }
-            case 3: {  // ZADD with many pairs: all-or-nothing on invalid input
-                std::vector<std::pair<Member, Score>> batch;
-                const int n = in.byte() % 12;
-                for (int i = 0; i < n; ++i) {
-                    Member m = src.pick(in);
-                    batch.emplace_back(std::move(m), pick_score(in, Score{}));
-                }
-                const add_flags f = pick_flags(in);
-                bool nan = false;
-                for (const auto& p : batch) nan = nan || is_nan(p.second);
-                if (const char* err = flags_error(f)) {
-                    expect_error([&] { s.add(batch.begin(), batch.end(), f); }, err);
-                } else if (nan) {
-                    expect_error([&] { s.add(batch.begin(), batch.end(), f); }, zset::errors::not_a_float);
-                } else {
-                    std::size_t expect = 0;
-                    for (const auto& [bm, bs] : batch) {
-                        const auto st = ref.add(bm, bs, f);
-                        if (st == add_status::added || (st == add_status::updated && zset::has(f, add_flags::ch)))
-                            ++expect;
-                    }
-                    ZSET_FUZZ_CHECK(s.add(batch.begin(), batch.end(), f) == expect);
-                }
-                break;
+            break;
+        }
+        case 3: {  // ZADD with many pairs: all-or-nothing on invalid input
+            std::vector<std::pair<Member, Score>> batch;
+            const int n = in.byte() % 12;
+            for (int i = 0; i < n; ++i) {
+                Member m = src.pick(in);
+                batch.emplace_back(std::move(m), pick_score(in, Score{}));
             }
-            case 4:
-            case 5: {  // ZINCRBY / ZADD INCR
-                const Member m = src.pick(in);
-                const Score d = pick_score(in, Score{});
-                const add_flags f = pick_flags(in);
-                const auto cur = ref.scores.find(m);
-                const bool applies = cur != ref.scores.end() && !zset::has(f, add_flags::nx);
-                if (const char* err = flags_error(f)) {
-                    expect_error([&] { s.increment(src.view(m), d, f); }, err);
-                } else if (is_nan(d)) {
-                    expect_error([&] { s.increment(src.view(m), d, f); }, zset::errors::not_a_float);
-                } else if (applies && [&] {
-                               if constexpr (std::is_floating_point_v<Score>) {
-                                   return std::isnan(cur->second + d);
-                               } else {
-                                   Score r;
-                                   return __builtin_add_overflow(cur->second, d, &r);
-                               }
-                           }()) {
-                    expect_error([&] { s.increment(src.view(m), d, f); },
-                                 std::is_floating_point_v<Score> ? zset::errors::nan_result
-                                                                 : zset::errors::integer_overflow);
-                } else {
-                    ZSET_FUZZ_CHECK(s.increment(src.view(m), d, f) == ref.increment(m, d, f));
-                }
-                break;
-            }
-            case 6:
-            case 7: {  // ZREM
-                const Member m = src.pick(in);
-                ZSET_FUZZ_CHECK(s.erase(src.view(m)) == ref.erase(m));
-                break;
-            }
-            case 8: {  // ZREM with several members (duplicates allowed)
-                std::vector<Member> ms;
-                const int n = in.byte() % 6;
-                for (int i = 0; i < n; ++i) ms.push_back(src.pick(in));
+            const add_flags f = pick_flags(in);
+            bool nan = false;
+            for (const auto& p : batch) nan = nan || is_nan(p.second);
+            if (const char* err = flags_error(f)) {
+                expect_error([&] { s.add(batch.begin(), batch.end(), f); }, err);
+            } else if (nan) {
+                expect_error([&] { s.add(batch.begin(), batch.end(), f); },
+                             zset::errors::not_a_float);
+            } else {
                 std::size_t expect = 0;
-                for (const auto& m : ms) expect += ref.erase(m) ? 1 : 0;
-                std::vector<typename Set::key_value> views;
-                for (const auto& m : ms) views.push_back(typename Set::key_value(src.view(m)));
-                ZSET_FUZZ_CHECK(s.erase(views.begin(), views.end()) == expect);
-                break;
-            }
-            case 9: {  // point lookups
-                const Member m = src.pick(in);
-                const auto it = ref.scores.find(m);
-                const std::optional<Score> expect =
-                    it == ref.scores.end() ? std::nullopt : std::optional<Score>(it->second);
-                ZSET_FUZZ_CHECK(s.score(src.view(m)) == expect);
-                ZSET_FUZZ_CHECK(s.contains(src.view(m)) == expect.has_value());
-                const auto r = ref.rank(m);
-                ZSET_FUZZ_CHECK(s.rank(src.view(m)) == r);
-                if (r) {
-                    ZSET_FUZZ_CHECK(s.rev_rank(src.view(m)) == ref.size() - 1 - *r);
-                    const auto rw = s.rank_with_score(src.view(m));
-                    ZSET_FUZZ_CHECK(rw && rw->first == *r && rw->second == *expect);
-                    const auto rrw = s.rev_rank_with_score(src.view(m));
-                    ZSET_FUZZ_CHECK(rrw && rrw->first == ref.size() - 1 - *r);
-                    const auto f = s.find(src.view(m));
-                    ZSET_FUZZ_CHECK(f != s.end() && Member(f->member) == m && s.nth(*r) == f);
-                } else {
-                    ZSET_FUZZ_CHECK(s.find(src.view(m)) == s.end());
-                    ZSET_FUZZ_CHECK(!s.rev_rank(src.view(m)) && !s.rank_with_score(src.view(m)));
+                for (const auto& [bm, bs] : batch) {
+                    const auto st = ref.add(bm, bs, f);
+                    if (st == add_status::added ||
+                        (st == add_status::updated && zset::has(f, add_flags::ch)))
+                        ++expect;
                 }
-                std::vector<typename Set::key_value> views{typename Set::key_value(src.view(m))};
-                const auto ms = s.scores(views.begin(), views.end());
-                ZSET_FUZZ_CHECK(ms.size() == 1 && ms[0] == expect);
-                break;
+                ZSET_FUZZ_CHECK(s.add(batch.begin(), batch.end(), f) == expect);
             }
-            case 10:
-            case 11: {  // score ranges: ZCOUNT, ZRANGEBYSCORE, ZREVRANGEBYSCORE
-                const zset::score_range<Score> range{bound(in), bound(in)};
-                const auto [lo, hi] = ref.run(in_score_range(range));
-                ZSET_FUZZ_CHECK(s.count(range) == hi - lo);
-                const auto lim = pick_limit(in);
-                const auto all = ref.all();
-                const auto [a, b] = zset_test::apply_limit(lo, hi, lim);
-                ZSET_FUZZ_CHECK(same(collect_range(s.range_by_score(range, lim)),
-                                     vec(all.begin() + static_cast<std::ptrdiff_t>(a),
-                                         all.begin() + static_cast<std::ptrdiff_t>(b))));
-                vec rev(all.begin() + static_cast<std::ptrdiff_t>(lo), all.begin() + static_cast<std::ptrdiff_t>(hi));
-                std::reverse(rev.begin(), rev.end());
-                const auto [ra, rb] = zset_test::apply_limit(0, rev.size(), lim);
-                const auto rv = s.rev_range_by_score(range, lim);
-                ZSET_FUZZ_CHECK(rv.size() == rb - ra);
-                ZSET_FUZZ_CHECK(same(collect_range(rv), vec(rev.begin() + static_cast<std::ptrdiff_t>(ra),
-                                                            rev.begin() + static_cast<std::ptrdiff_t>(rb))));
-                break;
+            break;
+        }
+        case 4:
+        case 5: {  // ZINCRBY / ZADD INCR
+            const Member m = src.pick(in);
+            const Score d = pick_score(in, Score{});
+            const add_flags f = pick_flags(in);
+            const auto cur = ref.scores.find(m);
+            const bool applies = cur != ref.scores.end() && !zset::has(f, add_flags::nx);
+            if (const char* err = flags_error(f)) {
+                expect_error([&] { s.increment(src.view(m), d, f); }, err);
+            } else if (is_nan(d)) {
+                expect_error([&] { s.increment(src.view(m), d, f); }, zset::errors::not_a_float);
+            } else if (applies && [&] {
+                           if constexpr (std::is_floating_point_v<Score>) {
+                               return std::isnan(cur->second + d);
+                           } else {
+                               Score r;
+                               return __builtin_add_overflow(cur->second, d, &r);
+                           }
+                       }()) {
+                expect_error([&] { s.increment(src.view(m), d, f); },
+                             std::is_floating_point_v<Score> ? zset::errors::nan_result
+                                                             : zset::errors::integer_overflow);
+            } else {
+                ZSET_FUZZ_CHECK(s.increment(src.view(m), d, f) == ref.increment(m, d, f));
             }
-            case 12: {  // rank ranges: ZRANGE, ZREVRANGE
+            break;
+        }
+        case 6:
+        case 7: {  // ZREM
+            const Member m = src.pick(in);
+            ZSET_FUZZ_CHECK(s.erase(src.view(m)) == ref.erase(m));
+            break;
+        }
+        case 8: {  // ZREM with several members (duplicates allowed)
+            std::vector<Member> ms;
+            const int n = in.byte() % 6;
+            for (int i = 0; i < n; ++i) ms.push_back(src.pick(in));
+            std::size_t expect = 0;
+            for (const auto& m : ms) expect += ref.erase(m) ? 1 : 0;
+            std::vector<typename Set::key_value> views;
+            for (const auto& m : ms) views.push_back(typename Set::key_value(src.view(m)));
+            ZSET_FUZZ_CHECK(s.erase(views.begin(), views.end()) == expect);
+            break;
+        }
+        case 9: {  // point lookups
+            const Member m = src.pick(in);
+            const auto it = ref.scores.find(m);
+            const std::optional<Score> expect =
+                it == ref.scores.end() ? std::nullopt : std::optional<Score>(it->second);
+            ZSET_FUZZ_CHECK(s.score(src.view(m)) == expect);
+            ZSET_FUZZ_CHECK(s.contains(src.view(m)) == expect.has_value());
+            const auto r = ref.rank(m);
+            ZSET_FUZZ_CHECK(s.rank(src.view(m)) == r);
+            if (r) {
+                ZSET_FUZZ_CHECK(s.rev_rank(src.view(m)) == ref.size() - 1 - *r);
+                const auto rw = s.rank_with_score(src.view(m));
+                ZSET_FUZZ_CHECK(rw && rw->first == *r && rw->second == *expect);
+                const auto rrw = s.rev_rank_with_score(src.view(m));
+                ZSET_FUZZ_CHECK(rrw && rrw->first == ref.size() - 1 - *r);
+                const auto f = s.find(src.view(m));
+                ZSET_FUZZ_CHECK(f != s.end() && Member(f->member) == m && s.nth(*r) == f);
+            } else {
+                ZSET_FUZZ_CHECK(s.find(src.view(m)) == s.end());
+                ZSET_FUZZ_CHECK(!s.rev_rank(src.view(m)) && !s.rank_with_score(src.view(m)));
+            }
+            std::vector<typename Set::key_value> views{typename Set::key_value(src.view(m))};
+            const auto ms = s.scores(views.begin(), views.end());
+            ZSET_FUZZ_CHECK(ms.size() == 1 && ms[0] == expect);
+            break;
+        }
+        case 10:
+        case 11: {  // score ranges: ZCOUNT, ZRANGEBYSCORE, ZREVRANGEBYSCORE
+            const zset::score_range<Score> range{bound(in), bound(in)};
+            const auto [lo, hi] = ref.run(zset_test::in_score_range<Member>(range));
+            ZSET_FUZZ_CHECK(s.count(range) == hi - lo);
+            const auto lim = pick_limit(in);
+            const auto all = ref.all();
+            const auto [a, b] = zset_test::apply_limit(lo, hi, lim);
+            ZSET_FUZZ_CHECK(same(collect_range(s.range_by_score(range, lim)),
+                                 vec(all.begin() + static_cast<std::ptrdiff_t>(a),
+                                     all.begin() + static_cast<std::ptrdiff_t>(b))));
+            vec rev(all.begin() + static_cast<std::ptrdiff_t>(lo),
+                    all.begin() + static_cast<std::ptrdiff_t>(hi));
+            std::reverse(rev.begin(), rev.end());
+            const auto [ra, rb] = zset_test::apply_limit(0, rev.size(), lim);
+            const auto rv = s.rev_range_by_score(range, lim);
+            ZSET_FUZZ_CHECK(rv.size() == rb - ra);
+            ZSET_FUZZ_CHECK(
+                same(collect_range(rv), vec(rev.begin() + static_cast<std::ptrdiff_t>(ra),
+                                            rev.begin() + static_cast<std::ptrdiff_t>(rb))));
+            break;
+        }
+        case 12: {  // rank ranges: ZRANGE, ZREVRANGE
+            const long long start = pick_rank(in, ref.size());
+            const long long stop = pick_rank(in, ref.size());
+            const auto [lo, hi] = zset_test::clamp_ranks(start, stop, ref.size());
+            const auto all = ref.all();
+            const auto r = s.range_by_rank(start, stop);
+            ZSET_FUZZ_CHECK(r.size() == hi - lo);
+            ZSET_FUZZ_CHECK(
+                same(collect_range(r), vec(all.begin() + static_cast<std::ptrdiff_t>(lo),
+                                           all.begin() + static_cast<std::ptrdiff_t>(hi))));
+            const vec rev_all(all.rbegin(), all.rend());
+            ZSET_FUZZ_CHECK(same(collect_range(s.rev_range_by_rank(start, stop)),
+                                 vec(rev_all.begin() + static_cast<std::ptrdiff_t>(lo),
+                                     rev_all.begin() + static_cast<std::ptrdiff_t>(hi))));
+            break;
+        }
+        case 13: {  // lex ranges (defined when all scores are equal, as in Redis)
+            Member s1{}, s2{};
+            const zset::lex_range<lex_key> range{lbound(in, s1), lbound(in, s2)};
+            const auto lim = pick_limit(in);
+            const std::uint8_t erase = in.byte();
+            if (!all_scores_equal(ref)) break;
+            const auto [lo, hi] = ref.run(zset_test::in_lex_range<Member, Score>(range));
+            ZSET_FUZZ_CHECK(s.lex_count(range) == hi - lo);
+            const auto all = ref.all();
+            const auto [a, b] = zset_test::apply_limit(lo, hi, lim);
+            ZSET_FUZZ_CHECK(same(collect_range(s.range_by_lex(range, lim)),
+                                 vec(all.begin() + static_cast<std::ptrdiff_t>(a),
+                                     all.begin() + static_cast<std::ptrdiff_t>(b))));
+            vec rev(all.begin() + static_cast<std::ptrdiff_t>(lo),
+                    all.begin() + static_cast<std::ptrdiff_t>(hi));
+            std::reverse(rev.begin(), rev.end());
+            const auto [ra, rb] = zset_test::apply_limit(0, rev.size(), lim);
+            ZSET_FUZZ_CHECK(same(collect_range(s.rev_range_by_lex(range, lim)),
+                                 vec(rev.begin() + static_cast<std::ptrdiff_t>(ra),
+                                     rev.begin() + static_cast<std::ptrdiff_t>(rb))));
+            if (erase & 1) {
+                ZSET_FUZZ_CHECK(s.erase_range_by_lex(range) == hi - lo);
+                ref.erase_ranks(lo, hi);
+            }
+            break;
+        }
+        case 14: {  // ZREMRANGEBYRANK / ZREMRANGEBYSCORE
+            if (in.byte() & 1) {
                 const long long start = pick_rank(in, ref.size());
                 const long long stop = pick_rank(in, ref.size());
                 const auto [lo, hi] = zset_test::clamp_ranks(start, stop, ref.size());
-                const auto all = ref.all();
-                const auto r = s.range_by_rank(start, stop);
-                ZSET_FUZZ_CHECK(r.size() == hi - lo);
-                ZSET_FUZZ_CHECK(same(collect_range(r), vec(all.begin() + static_cast<std::ptrdiff_t>(lo),
-                                                          all.begin() + static_cast<std::ptrdiff_t>(hi))));
-                const vec rev_all(all.rbegin(), all.rend());
-                ZSET_FUZZ_CHECK(same(collect_range(s.rev_range_by_rank(start, stop)),
-                                     vec(rev_all.begin() + static_cast<std::ptrdiff_t>(lo),
-                                         rev_all.begin() + static_cast<std::ptrdiff_t>(hi))));
-                break;
+                ZSET_FUZZ_CHECK(s.erase_range_by_rank(start, stop) == hi - lo);
+                ref.erase_ranks(lo, hi);
+            } else {
+                const zset::score_range<Score> range{bound(in), bound(in)};
+                const auto [lo, hi] = ref.run(zset_test::in_score_range<Member>(range));
+                ZSET_FUZZ_CHECK(s.erase_range_by_score(range) == hi - lo);
+                ref.erase_ranks(lo, hi);
             }
-            case 13: {  // lex ranges (defined when all scores are equal, as in Redis)
-                Member s1{}, s2{};
-                const zset::lex_range<lex_key> range{lbound(in, s1), lbound(in, s2)};
-                const auto lim = pick_limit(in);
-                const std::uint8_t erase = in.byte();
-                if (!all_scores_equal(ref)) break;
-                const auto [lo, hi] = ref.run(in_lex_range(range));
-                ZSET_FUZZ_CHECK(s.lex_count(range) == hi - lo);
-                const auto all = ref.all();
-                const auto [a, b] = zset_test::apply_limit(lo, hi, lim);
-                ZSET_FUZZ_CHECK(same(collect_range(s.range_by_lex(range, lim)),
-                                     vec(all.begin() + static_cast<std::ptrdiff_t>(a),
-                                         all.begin() + static_cast<std::ptrdiff_t>(b))));
-                vec rev(all.begin() + static_cast<std::ptrdiff_t>(lo), all.begin() + static_cast<std::ptrdiff_t>(hi));
-                std::reverse(rev.begin(), rev.end());
-                const auto [ra, rb] = zset_test::apply_limit(0, rev.size(), lim);
-                ZSET_FUZZ_CHECK(same(collect_range(s.rev_range_by_lex(range, lim)),
-                                     vec(rev.begin() + static_cast<std::ptrdiff_t>(ra),
-                                         rev.begin() + static_cast<std::ptrdiff_t>(rb))));
-                if (erase & 1) {
-                    ZSET_FUZZ_CHECK(s.erase_range_by_lex(range) == hi - lo);
-                    ref.erase_ranks(lo, hi);
-                }
-                break;
+            break;
+        }
+        case 15: {  // ZPOPMIN / ZPOPMAX
+            const std::uint8_t b = in.byte();
+            const std::size_t count = b == 255 ? std::numeric_limits<std::size_t>::max() : b % 8;
+            const auto all = ref.all();
+            const std::size_t n = std::min(count, all.size());
+            const bool min = (in.byte() & 1) != 0;
+            const auto got = min ? s.pop_min(count) : s.pop_max(count);
+            ZSET_FUZZ_CHECK(got.size() == n);
+            for (std::size_t i = 0; i < n; ++i) {
+                const auto& e = min ? all[i] : all[all.size() - 1 - i];
+                ZSET_FUZZ_CHECK(got[i].first == e.second && got[i].second == e.first);
             }
-            case 14: {  // ZREMRANGEBYRANK / ZREMRANGEBYSCORE
+            if (min)
+                ref.erase_ranks(0, n);
+            else
+                ref.erase_ranks(all.size() - n, all.size());
+            break;
+        }
+        case 16: {  // ZRANDMEMBER: properties
+            const long long count = static_cast<long long>(in.byte() % 41) - 20;
+            std::mt19937_64 rng(in.byte());
+            const auto got = s.random_members(count, rng);
+            if (count >= 0) {
+                ZSET_FUZZ_CHECK(got.size() ==
+                                std::min<std::size_t>(static_cast<std::size_t>(count), ref.size()));
+                std::set<Member> distinct;
+                for (const auto& g : got) distinct.insert(g.first);
+                ZSET_FUZZ_CHECK(distinct.size() == got.size());
+            } else {
+                ZSET_FUZZ_CHECK(got.size() ==
+                                (ref.size() == 0 ? 0 : static_cast<std::size_t>(-count)));
+            }
+            for (const auto& g : got) {
+                const auto it = ref.scores.find(g.first);
+                ZSET_FUZZ_CHECK(it != ref.scores.end() && it->second == g.second);
+            }
+            break;
+        }
+        case 17: {  // ZSCAN: a full walk, adding members between calls
+            const auto before = ref.scores;
+            std::set<Member> seen;
+            std::uint64_t cursor = 0;
+            std::size_t steps = 0;
+            do {
+                const std::size_t count = 1 + in.byte() % 16;
+                cursor = s.scan(cursor, count, [&](const auto& e) {
+                    const auto it = ref.scores.find(Member(e.member));
+                    ZSET_FUZZ_CHECK(it != ref.scores.end() && it->second == e.score);
+                    seen.insert(Member(e.member));
+                });
                 if (in.byte() & 1) {
-                    const long long start = pick_rank(in, ref.size());
-                    const long long stop = pick_rank(in, ref.size());
-                    const auto [lo, hi] = zset_test::clamp_ranks(start, stop, ref.size());
-                    ZSET_FUZZ_CHECK(s.erase_range_by_rank(start, stop) == hi - lo);
-                    ref.erase_ranks(lo, hi);
-                } else {
-                    const zset::score_range<Score> range{bound(in), bound(in)};
-                    const auto [lo, hi] = ref.run(in_score_range(range));
-                    ZSET_FUZZ_CHECK(s.erase_range_by_score(range) == hi - lo);
-                    ref.erase_ranks(lo, hi);
+                    const Member m = src.pick(in);
+                    const Score sc = pick_score(in, Score{});
+                    if (!is_nan(sc)) {
+                        s.add(src.view(m), sc);
+                        ref.add(m, sc, add_flags::none);
+                    }
                 }
+                ZSET_FUZZ_CHECK(++steps < 100000);
+            } while (cursor != 0);
+            for (const auto& b : before) ZSET_FUZZ_CHECK(seen.count(b.first) == 1);
+            break;
+        }
+        case 18: {  // copy, move, swap, assignment between the two sets
+            const std::uint8_t b = in.byte();
+            Set& other = sets[1 - which];
+            Ref& other_ref = refs[1 - which];
+            switch (b % 5) {
+            case 0: {
+                Set copy(s);
+                ZSET_FUZZ_CHECK(copy == s && copy.encoding() == s.encoding() && copy.validate());
+                Set moved(std::move(copy));
+                ZSET_FUZZ_CHECK(moved == s && copy.empty());  // NOLINT(bugprone-use-after-move)
                 break;
             }
-            case 15: {  // ZPOPMIN / ZPOPMAX
-                const std::uint8_t b = in.byte();
-                const std::size_t count = b == 255 ? std::numeric_limits<std::size_t>::max() : b % 8;
-                const auto all = ref.all();
-                const std::size_t n = std::min(count, all.size());
-                const bool min = (in.byte() & 1) != 0;
-                const auto got = min ? s.pop_min(count) : s.pop_max(count);
-                ZSET_FUZZ_CHECK(got.size() == n);
-                for (std::size_t i = 0; i < n; ++i) {
-                    const auto& e = min ? all[i] : all[all.size() - 1 - i];
-                    ZSET_FUZZ_CHECK(got[i].first == e.second && got[i].second == e.first);
-                }
-                if (min)
-                    ref.erase_ranks(0, n);
+            case 1:
+                other = s;
+                other_ref = ref;
+                ZSET_FUZZ_CHECK(other == s);
+                break;
+            case 2:
+                other = std::move(s);
+                other_ref = std::move(ref);
+                ref = Ref();
+                s.clear();  // moved-from: valid but unspecified; make it empty
+                break;
+            case 3:
+                s.swap(other);
+                std::swap(ref, other_ref);
+                break;
+            default: {
+                const Set* self = &s;
+                s = *self;  // self-assignment
+                break;
+            }
+            }
+            ZSET_FUZZ_CHECK((sets[0] == sets[1]) == (refs[0].all() == refs[1].all()));
+            break;
+        }
+        case 19: {  // shrink_to_fit
+            s.shrink_to_fit();
+            bool fits = s.size() <= opts.max_listpack_entries;
+            for (const auto& e : s)
+                if (zset::detail::member_size<Member>(e.member) > opts.max_listpack_value)
+                    fits = false;
+            if (s.empty()) fits = true;
+            ZSET_FUZZ_CHECK(s.encoding() ==
+                            (fits ? zset::encoding::listpack : zset::encoding::skiplist));
+            break;
+        }
+        case 20:
+            if (in.byte() % 4 == 0) {
+                s.clear();
+                ref = Ref();
+            }
+            break;
+        case 21:
+            set_operation(in);
+            break;
+        case 22: {  // from_sorted of the reference's contents
+            const auto all = ref.all();
+            std::vector<std::pair<Member, Score>> pairs;
+            for (const auto& [sc, m] : all) pairs.emplace_back(m, sc);
+            Set built = Set::from_sorted(pairs.begin(), pairs.end(), opts);
+            ZSET_FUZZ_CHECK(built.validate() && built == s);
+            if (in.byte() & 1) s = std::move(built);
+            break;
+        }
+        default: {  // a burst of adds of distinct members: grows past thresholds, splits blocks
+            const int n = 1 + in.byte() % 64;
+            const Score base = pick_score(in, Score{});
+            if (is_nan(base)) break;
+            for (int i = 0; i < n; ++i) {
+                Member m;
+                if constexpr (std::is_same_v<Member, std::string>)
+                    m = "burst" + std::to_string(i);
                 else
-                    ref.erase_ranks(all.size() - n, all.size());
-                break;
+                    m = 1000 + i;
+                const Score sc = (i % 3 == 0) ? base : static_cast<Score>(i);
+                ZSET_FUZZ_CHECK(s.add(src.view(m), sc) == ref.add(m, sc, add_flags::none));
             }
-            case 16: {  // ZRANDMEMBER: properties
-                const long long count = static_cast<long long>(in.byte() % 41) - 20;
-                std::mt19937_64 rng(in.byte());
-                const auto got = s.random_members(count, rng);
-                if (count >= 0) {
-                    ZSET_FUZZ_CHECK(got.size() == std::min<std::size_t>(static_cast<std::size_t>(count), ref.size()));
-                    std::set<Member> distinct;
-                    for (const auto& g : got) distinct.insert(g.first);
-                    ZSET_FUZZ_CHECK(distinct.size() == got.size());
-                } else {
-                    ZSET_FUZZ_CHECK(got.size() == (ref.size() == 0 ? 0 : static_cast<std::size_t>(-count)));
-                }
-                for (const auto& g : got) {
-                    const auto it = ref.scores.find(g.first);
-                    ZSET_FUZZ_CHECK(it != ref.scores.end() && it->second == g.second);
-                }
-                break;
-            }
-            case 17: {  // ZSCAN: a full walk, adding members between calls
-                const auto before = ref.scores;
-                std::set<Member> seen;
-                std::uint64_t cursor = 0;
-                std::size_t steps = 0;
-                do {
-                    const std::size_t count = 1 + in.byte() % 16;
-                    cursor = s.scan(cursor, count, [&](const auto& e) {
-                        const auto it = ref.scores.find(Member(e.member));
-                        ZSET_FUZZ_CHECK(it != ref.scores.end() && it->second == e.score);
-                        seen.insert(Member(e.member));
-                    });
-                    if (in.byte() & 1) {
-                        const Member m = src.pick(in);
-                        const Score sc = pick_score(in, Score{});
-                        if (!is_nan(sc)) {
-                            s.add(src.view(m), sc);
-                            ref.add(m, sc, add_flags::none);
-                        }
-                    }
-                    ZSET_FUZZ_CHECK(++steps < 100000);
-                } while (cursor != 0);
-                for (const auto& b : before) ZSET_FUZZ_CHECK(seen.count(b.first) == 1);
-                break;
-            }
-            case 18: {  // copy, move, swap, assignment between the two sets
-                const std::uint8_t b = in.byte();
-                Set& other = sets[1 - which];
-                Ref& other_ref = refs[1 - which];
-                switch (b % 5) {
-                    case 0: {
-                        Set copy(s);
-                        ZSET_FUZZ_CHECK(copy == s && copy.encoding() == s.encoding() && copy.validate());
-                        Set moved(std::move(copy));
-                        ZSET_FUZZ_CHECK(moved == s && copy.empty());  // NOLINT(bugprone-use-after-move)
-                        break;
-                    }
-                    case 1:
-                        other = s;
-                        other_ref = ref;
-                        ZSET_FUZZ_CHECK(other == s);
-                        break;
-                    case 2:
-                        other = std::move(s);
-                        other_ref = std::move(ref);
-                        ref = Ref();
-                        s.clear();  // moved-from: valid but unspecified; make it empty
-                        break;
-                    case 3:
-                        s.swap(other);
-                        std::swap(ref, other_ref);
-                        break;
-                    default: {
-                        const Set* self = &s;
-                        s = *self;  // self-assignment
-                        break;
-                    }
-                }
-                ZSET_FUZZ_CHECK((sets[0] == sets[1]) == (refs[0].all() == refs[1].all()));
-                break;
-            }
-            case 19: {  // shrink_to_fit
-                s.shrink_to_fit();
-                bool fits = s.size() <= opts.max_listpack_entries;
-                for (const auto& e : s)
-                    if (zset::detail::member_size<Member>(e.member) > opts.max_listpack_value) fits = false;
-                if (s.empty()) fits = true;
-                ZSET_FUZZ_CHECK(s.encoding() == (fits ? zset::encoding::listpack : zset::encoding::skiplist));
-                break;
-            }
-            case 20:
-                if (in.byte() % 4 == 0) {
-                    s.clear();
-                    ref = Ref();
-                }
-                break;
-            case 21:
-                set_operation(in);
-                break;
-            case 22: {  // from_sorted of the reference's contents
-                const auto all = ref.all();
-                std::vector<std::pair<Member, Score>> pairs;
-                for (const auto& [sc, m] : all) pairs.emplace_back(m, sc);
-                Set built = Set::from_sorted(pairs.begin(), pairs.end(), opts);
-                ZSET_FUZZ_CHECK(built.validate() && built == s);
-                if (in.byte() & 1) s = std::move(built);
-                break;
-            }
-            default: {  // a burst of adds of distinct members: grows past thresholds, splits blocks
-                const int n = 1 + in.byte() % 64;
-                const Score base = pick_score(in, Score{});
-                if (is_nan(base)) break;
-                for (int i = 0; i < n; ++i) {
-                    Member m;
-                    if constexpr (std::is_same_v<Member, std::string>)
-                        m = "burst" + std::to_string(i);
-                    else
-                        m = 1000 + i;
-                    const Score sc = (i % 3 == 0) ? base : static_cast<Score>(i);
-                    ZSET_FUZZ_CHECK(s.add(src.view(m), sc) == ref.add(m, sc, add_flags::none));
-                }
-                break;
-            }
+            break;
+        }
         }
         check(0);
         check(1);
@@ -829,9 +852,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     opts.max_listpack_entries = entries[in.byte() % 8];
     opts.max_listpack_value = values[in.byte() % 6];
     switch (mode % 3) {
-        case 0: run<std::string, double>(in, opts); break;
-        case 1: run<long long, std::int64_t>(in, opts); break;
-        default: run<std::string, std::int64_t>(in, opts); break;  // saturating set operations
+    case 0:
+        run<std::string, double>(in, opts);
+        break;
+    case 1:
+        run<long long, std::int64_t>(in, opts);
+        break;
+    default:
+        run<std::string, std::int64_t>(in, opts);
+        break;  // saturating set operations
     }
     return 0;
 }

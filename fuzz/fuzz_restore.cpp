@@ -12,10 +12,6 @@
 // Input layout: [options byte][payload...]. Options: bit 0 verify the CRC, bit 1 rewrite the
 // CRC footer to match (so checksummed payloads reach the object parser), bit 2 allow empty
 // sets, bits 3-4 the newest accepted RDB version.
-#include <zset/dump.hpp>
-#include <zset/rdb.hpp>
-#include <zset/zset.hpp>
-
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -23,13 +19,18 @@
 #include <string_view>
 
 #include "fuzz_input.hpp"
+#include <zset/dump.hpp>
+#include <zset/rdb.hpp>
+#include <zset/zset.hpp>
 
 namespace {
 
 using zset::rdb::element_list;
 using zset::rdb::payload_type;
 
-bool same_bits(double a, double b) { return std::memcmp(&a, &b, sizeof a) == 0; }
+bool same_bits(double a, double b) {
+    return std::memcmp(&a, &b, sizeof a) == 0;
+}
 
 bool compact(payload_type t) {
     return t == payload_type::zset_listpack || t == payload_type::zset_ziplist;
@@ -52,7 +53,8 @@ void check_valid_set(const element_list& els) {
     for (const auto& e : els) ZSET_FUZZ_CHECK(s.score(e.first).has_value());
 }
 
-void check_round_trip(const zset::rdb::restore_result& res, const zset::rdb::restore_options& ropt) {
+void check_round_trip(const zset::rdb::restore_result& res,
+                      const zset::rdb::restore_options& ropt) {
     zset::rdb::dump_options dopt;
     dopt.force_type = res.type;
     dopt.rdb_version = res.rdb_version;
@@ -101,7 +103,8 @@ void check_container_restore(const std::string& payload, const zset::rdb::restor
         }
         bool fits = s.size() <= thresholds.max_listpack_entries;
         for (const auto& e : s) fits = fits && e.member.size() <= thresholds.max_listpack_value;
-        ZSET_FUZZ_CHECK(s.encoding() == (fits ? zset::encoding::listpack : zset::encoding::skiplist));
+        ZSET_FUZZ_CHECK(s.encoding() ==
+                        (fits ? zset::encoding::listpack : zset::encoding::skiplist));
         if (s.empty()) return;  // dump() of an empty set is refused by restore()
         const std::string again = zset::dump(s);
         const Set back = zset::restore<Set>(again, thresholds);
@@ -130,9 +133,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     static const std::uint16_t versions[] = {9, 10, 11, 0xffff};
     opt.max_rdb_version = versions[(flags >> 3) & 3];
     if ((flags & 2) != 0 && payload.size() >= 10) {
-        const std::uint64_t crc = zset::rdb::crc64(std::string_view(payload).substr(0, payload.size() - 8));
+        const std::uint64_t crc =
+            zset::rdb::crc64(std::string_view(payload).substr(0, payload.size() - 8));
         for (int i = 0; i < 8; ++i)
-            payload[payload.size() - 8 + static_cast<std::size_t>(i)] = static_cast<char>((crc >> (8 * i)) & 0xff);
+            payload[payload.size() - 8 + static_cast<std::size_t>(i)] =
+                static_cast<char>((crc >> (8 * i)) & 0xff);
     }
 
     const zset::rdb::restore_result res = zset::rdb::try_restore_payload(payload, opt);

@@ -3,17 +3,17 @@
 // Seeds are small valid inputs that reach deep states quickly: conversions and splits for the
 // operation fuzzer, well-formed and broken requests for the RESP parser, DUMP payloads of every
 // type for the restore fuzzer and typical commands for the keyspace fuzzer.
-#include <zset/rdb.hpp>
-
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <initializer_list>
-#include <cstdlib>
 #include <limits>
 #include <string>
 #include <vector>
+
+#include <zset/rdb.hpp>
 
 namespace {
 
@@ -37,14 +37,32 @@ std::string bytes(std::initializer_list<int> v) {
 
 // ---- fuzz_ops programs (opcodes: see fuzz_ops.cpp run_op; +128 targets the second set) ------
 enum op : int {
-    add = 0, batch = 3, incr = 4, rem = 6, rem_many = 8, lookup = 9, score_range = 10,
-    rank_range = 12, lex = 13, remrange = 14, pop = 15, randmember = 16, scan = 17, copy = 18,
-    shrink = 19, clear = 20, setop = 21, from_sorted = 22, burst = 23
+    add = 0,
+    batch = 3,
+    incr = 4,
+    rem = 6,
+    rem_many = 8,
+    lookup = 9,
+    score_range = 10,
+    rank_range = 12,
+    lex = 13,
+    remrange = 14,
+    pop = 15,
+    randmember = 16,
+    scan = 17,
+    copy = 18,
+    shrink = 19,
+    clear = 20,
+    setop = 21,
+    from_sorted = 22,
+    burst = 23
 };
 constexpr int second = 128;
 // score bytes: 0 -> 0.0, 2 -> inf, 3 -> -inf, 4 -> NaN, 8 -> 0.1, >10 -> (b % 41) - 20
 constexpr int zero = 20, one = 21, five = 25, minus3 = 17;
 
+// The seed programs below are laid out by hand, one operation per group of bytes.
+// clang-format off
 void ops_seeds(const fs::path& dir) {
     // strings, 3 entries / 8 bytes: a burst converts, long members, updates that move elements
     write(dir, "conversions", bytes({0, 3, 3,
@@ -174,6 +192,8 @@ void argv_seeds(const fs::path& dir) {
     write(dir, "pops", p + "ZADD k 1 a 2 b 3 c\nZPOPMIN k 2\nZPOPMAX k -1\nZRANDMEMBER k -5 WITHSCORES\n"
                            "ZMPOP 1 k MIN COUNT 2\nZSCAN k 0 COUNT 1\nZREMRANGEBYRANK k 0 -1\nDEL k\n");
 }
+
+// clang-format on
 
 }  // namespace
 

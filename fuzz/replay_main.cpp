@@ -21,7 +21,8 @@ int run_file(const std::filesystem::path& p) {
         std::fprintf(stderr, "cannot read %s\n", p.string().c_str());
         return 1;
     }
-    const std::vector<char> bytes((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+    const std::vector<char> bytes((std::istreambuf_iterator<char>(f)),
+                                  std::istreambuf_iterator<char>());
     LLVMFuzzerTestOneInput(reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
     return 0;
 }

@@ -128,7 +128,8 @@ leg_fuzz() {
 # ---- lint leg -------------------------------------------------------------------------------
 # clang-tidy (the checked-in .clang-tidy, every warning an error) and cppcheck (suppressions in
 # .cppcheck, each with its reason) over one generated translation unit that includes every
-# header under include/zset and instantiates the main templates, so template code is analysed.
+# header under include/zset and instantiates the main templates, so template code is analysed;
+# and clang-format --dry-run over every tracked C++ file, so the style stays mechanical.
 leg_lint() {
     local dir="$b"/ci-lint rc=0
     mkdir -p "$dir"
@@ -186,14 +187,14 @@ LINT_TU
     cppcheck --std=c++17 --language=c++ --enable=warning,performance,portability \
         --inline-suppr --suppressions-list=.cppcheck --error-exitcode=1 -q \
         -I "$root/include" "$tu" || rc=1
+    echo "lint: clang-format (every tracked C++ file against .clang-format)"
+    if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git -C "$root" ls-files -z '*.hpp' '*.cpp' '*.h' |
+            (cd "$root" && xargs -0 clang-format --dry-run -Werror) || rc=1
+    else
+        echo "lint: not a git checkout; clang-format check skipped"
+    fi
     return $rc
-}
-
-# ---- HOOK: differential leg -----------------------------------------------------------------
-# To be implemented (e.g. compare zset against a live redis-server on random command streams).
-leg_diff() {
-    echo "leg 'diff' is not implemented yet (hook in scripts/test.sh)" >&2
-    return 1
 }
 
 # ---------------------------------------------------------------------------------------------

@@ -3,8 +3,6 @@
 // model test, the fuzzers and the soak test.
 #pragma once
 
-#include <zset/zset.hpp>
-
 #include <algorithm>
 #include <cmath>
 #include <iterator>
@@ -13,6 +11,8 @@
 #include <set>
 #include <utility>
 #include <vector>
+
+#include <zset/zset.hpp>
 
 namespace zset_test {
 
@@ -72,8 +72,7 @@ struct reference_model {
     std::optional<std::size_t> rank(const Member& m) const {
         auto it = scores.find(m);
         if (it == scores.end()) return std::nullopt;
-        return static_cast<std::size_t>(
-            std::distance(order.begin(), order.find({it->second, m})));
+        return static_cast<std::size_t>(std::distance(order.begin(), order.find({it->second, m})));
     }
 
     std::vector<std::pair<Score, Member>> all() const { return {order.begin(), order.end()}; }
@@ -92,7 +91,8 @@ struct reference_model {
             }
             ++i;
         }
-        return found ? std::pair<std::size_t, std::size_t>{lo, hi} : std::pair<std::size_t, std::size_t>{0, 0};
+        return found ? std::pair<std::size_t, std::size_t>{lo, hi}
+                     : std::pair<std::size_t, std::size_t>{0, 0};
     }
 
     void erase_ranks(std::size_t lo, std::size_t hi) {
@@ -100,6 +100,54 @@ struct reference_model {
         for (std::size_t i = lo; i < hi; ++i) erase(v[i].second);
     }
 };
+
+/// The reference's predicate for a score range: run(in_score_range<Member>(r)).
+template <class Member, class Score>
+auto in_score_range(const zset::score_range<Score>& r) {
+    return [r](Score v, const Member&) {
+        const bool above = r.min.exclusive ? v > r.min.value : v >= r.min.value;
+        const bool below = r.max.exclusive ? v < r.max.value : v <= r.max.value;
+        return above && below;
+    };
+}
+
+/// The reference's predicate for a lex range, comparing members with operator<.
+template <class Member, class Score, class LexKey>
+auto in_lex_range(const zset::lex_range<LexKey>& r) {
+    using kind = typename zset::lex_bound<LexKey>::kind;
+    return [r](Score, const Member& m) {
+        bool above = false, below = false;
+        switch (r.min.type) {
+        case kind::minus_infinity:
+            above = true;
+            break;
+        case kind::plus_infinity:
+            above = false;
+            break;
+        case kind::inclusive:
+            above = !(m < Member(r.min.value));
+            break;
+        case kind::exclusive:
+            above = Member(r.min.value) < m;
+            break;
+        }
+        switch (r.max.type) {
+        case kind::minus_infinity:
+            below = false;
+            break;
+        case kind::plus_infinity:
+            below = true;
+            break;
+        case kind::inclusive:
+            below = !(Member(r.max.value) < m);
+            break;
+        case kind::exclusive:
+            below = m < Member(r.max.value);
+            break;
+        }
+        return above && below;
+    };
+}
 
 /// Redis's rank clamping for ZRANGE start stop.
 inline std::pair<std::size_t, std::size_t> clamp_ranks(long long start, long long stop,

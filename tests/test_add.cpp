@@ -1,6 +1,4 @@
 // ZADD semantics: NX / XX / GT / LT / CH, NaN, -0, batch all-or-nothing, flag conflicts.
-#include <zset/zset.hpp>
-
 #include <cmath>
 #include <limits>
 #include <string>
@@ -8,6 +6,7 @@
 #include <vector>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 using zset::add_flags;
 using zset::add_status;

@@ -12,8 +12,6 @@
 // The number of failure points covered per workload is printed ([alloc-failure] summary).
 // Allocations that do not go through the set's allocator (result vectors of pop_min, the
 // temporary member copy of a score update) are not injected here; ASan covers their leaks.
-#include <zset/zset.hpp>
-
 #include <algorithm>
 #include <cstddef>
 #include <map>
@@ -25,6 +23,7 @@
 #include <vector>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 namespace {
 
@@ -139,7 +138,9 @@ std::map<std::string, std::size_t>& coverage() {
     return table;
 }
 
-std::string key(std::size_t i) { return "m" + std::to_string(i); }
+std::string key(std::size_t i) {
+    return "m" + std::to_string(i);
+}
 
 /// A set of string members key(0..n-1) with scores 0..n-1 (ascending inserts: full blocks).
 sset make_set(arena& a, std::size_t n, zset::options opts = {}, std::size_t member_pad = 0) {
@@ -206,56 +207,77 @@ TEST_CASE("allocation failure: single add", "[alloc-failure]") {
         return [m, score](sset& s) { s.add(m, score); };
     };
     const auto added = [](const std::string& m, double score) {
-        return [m, score](const sset& s, const snapshot<sset>& before) { require_added(s, before, m, score); };
+        return [m, score](const sset& s, const snapshot<sset>& before) {
+            require_added(s, before, m, score);
+        };
     };
-    strong_workload("add into an empty set", [](arena& a) { return make_set(a, 0); },
-                    add_new("x", 1), added("x", 1));
+    strong_workload(
+        "add into an empty set", [](arena& a) { return make_set(a, 0); }, add_new("x", 1),
+        added("x", 1));
     // every listpack size up to 40: some adds fit the block, others regrow it
     for (std::size_t n = 1; n <= 40; ++n)
-        strong_workload("add into listpack mode (sizes 1..40)", [n](arena& a) { return make_set(a, n); },
-                        add_new("x", -1), added("x", -1));
-    strong_workload("add into skiplist mode", [](arena& a) { return make_set(a, 1000); },
-                    add_new("x", 500.5), added("x", 500.5));
-    strong_workload("add: listpack -> skiplist conversion (entries)",
-                    [](arena& a) { return make_set(a, 128); }, add_new("x", 64.5), added("x", 64.5));
-    strong_workload("add: listpack -> skiplist conversion (value length)",
-                    [](arena& a) { return make_set(a, 20); }, add_new(std::string(65, 'L'), 3.5),
-                    added(std::string(65, 'L'), 3.5));
-    strong_workload("add: conversion with thresholds 0", [](arena& a) { return make_set(a, 0, {0, 0}); },
-                    add_new("x", 1), added("x", 1));
+        strong_workload(
+            "add into listpack mode (sizes 1..40)", [n](arena& a) { return make_set(a, n); },
+            add_new("x", -1), added("x", -1));
+    strong_workload(
+        "add into skiplist mode", [](arena& a) { return make_set(a, 1000); }, add_new("x", 500.5),
+        added("x", 500.5));
+    strong_workload(
+        "add: listpack -> skiplist conversion (entries)", [](arena& a) { return make_set(a, 128); },
+        add_new("x", 64.5), added("x", 64.5));
+    strong_workload(
+        "add: listpack -> skiplist conversion (value length)",
+        [](arena& a) { return make_set(a, 20); }, add_new(std::string(65, 'L'), 3.5),
+        added(std::string(65, 'L'), 3.5));
+    strong_workload(
+        "add: conversion with thresholds 0",
+        [](arena& a) {
+            return make_set(a, 0, {0, 0});
+        },
+        add_new("x", 1), added("x", 1));
     // hash index growth: every size from the conversion to well past several table growths,
     // and from an empty set with thresholds 0 (index from 16 slots up)
     for (std::size_t n = 129; n <= 700; ++n)
-        strong_workload("add: hash index growth (sizes 129..700)", [n](arena& a) { return make_set(a, n); },
-                        add_new("x", 0.5), added("x", 0.5));
+        strong_workload(
+            "add: hash index growth (sizes 129..700)", [n](arena& a) { return make_set(a, n); },
+            add_new("x", 0.5), added("x", 0.5));
     for (std::size_t n = 1; n <= 200; ++n)
-        strong_workload("add: hash index growth (thresholds 0, sizes 1..200)",
-                        [n](arena& a) { return make_set(a, n, {0, 64}); }, add_new("x", 0.5), added("x", 0.5));
+        strong_workload(
+            "add: hash index growth (thresholds 0, sizes 1..200)",
+            [n](arena& a) {
+                return make_set(a, n, {0, 64});
+            },
+            add_new("x", 0.5), added("x", 0.5));
 }
 
 TEST_CASE("allocation failure: block splits", "[alloc-failure]") {
     const auto add_at = [](double score) { return [score](sset& s) { s.add("split", score); }; };
     const auto added = [](double score) {
-        return [score](const sset& s, const snapshot<sset>& before) { require_added(s, before, "split", score); };
+        return [score](const sset& s, const snapshot<sset>& before) {
+            require_added(s, before, "split", score);
+        };
     };
     // ascending inserts leave full 128-element blocks: inserting inside one splits it
     for (const double score : {300.5, 127.5, 128.5, 0.5, -1.0, 1e9})
-        strong_workload("block split (entry limit)", [](arena& a) { return make_set(a, 1000); }, add_at(score),
-                        added(score));
+        strong_workload(
+            "block split (entry limit)", [](arena& a) { return make_set(a, 1000); }, add_at(score),
+            added(score));
     // 100-byte members: blocks split by the 2048-byte soft limit
     const std::string long_member = "split" + std::string(100, 'p');
     for (const double score : {50.5, 10.5, -1.0, 1e9})
-        strong_workload("block split (byte limit)", [](arena& a) { return make_set(a, 200, {}, 100); },
-                        [&](sset& s) { s.add(long_member, score); },
-                        [&](const sset& s, const snapshot<sset>& before) {
-                            require_added(s, before, long_member, score);
-                        });
+        strong_workload(
+            "block split (byte limit)", [](arena& a) { return make_set(a, 200, {}, 100); },
+            [&](sset& s) { s.add(long_member, score); },
+            [&](const sset& s, const snapshot<sset>& before) {
+                require_added(s, before, long_member, score);
+            });
     // a member longer than a whole block
-    strong_workload("block split (2100-byte member)", [](arena& a) { return make_set(a, 500); },
-                    [](sset& s) { s.add(std::string(2100, 'H'), 250.5); },
-                    [](const sset& s, const snapshot<sset>& before) {
-                        require_added(s, before, std::string(2100, 'H'), 250.5);
-                    });
+    strong_workload(
+        "block split (2100-byte member)", [](arena& a) { return make_set(a, 500); },
+        [](sset& s) { s.add(std::string(2100, 'H'), 250.5); },
+        [](const sset& s, const snapshot<sset>& before) {
+            require_added(s, before, std::string(2100, 'H'), 250.5);
+        });
 }
 
 TEST_CASE("allocation failure: score updates and increments", "[alloc-failure]") {
@@ -267,22 +289,28 @@ TEST_CASE("allocation failure: score updates and increments", "[alloc-failure]")
     };
     // skiplist mode: to another block (the new copy may split its target block), to the ends
     for (const double score : {900.5, 300.5, -5.0, 1e9})
-        strong_workload("score update moving between blocks", [](arena& a) { return make_set(a, 1000); },
-                        [score](sset& s) { s.add("m10", score); }, moved("m10", score));
-    strong_workload("score update inside a block", [](arena& a) { return make_set(a, 1000); },
-                    [](sset& s) { s.add("m10", 20.5); }, moved("m10", 20.5));
+        strong_workload(
+            "score update moving between blocks", [](arena& a) { return make_set(a, 1000); },
+            [score](sset& s) { s.add("m10", score); }, moved("m10", score));
+    strong_workload(
+        "score update inside a block", [](arena& a) { return make_set(a, 1000); },
+        [](sset& s) { s.add("m10", 20.5); }, moved("m10", 20.5));
     // listpack mode: to the front / the end (a new copy is inserted) and in the middle
     for (const double score : {1e9, -5.0, 20.5})
-        strong_workload("score update in listpack mode", [](arena& a) { return make_set(a, 100); },
-                        [score](sset& s) { s.add("m10", score); }, moved("m10", score));
-    strong_workload("increment moving between blocks", [](arena& a) { return make_set(a, 1000); },
-                    [](sset& s) { s.increment("m10", 700); }, moved("m10", 710));
+        strong_workload(
+            "score update in listpack mode", [](arena& a) { return make_set(a, 100); },
+            [score](sset& s) { s.add("m10", score); }, moved("m10", score));
+    strong_workload(
+        "increment moving between blocks", [](arena& a) { return make_set(a, 1000); },
+        [](sset& s) { s.increment("m10", 700); }, moved("m10", 710));
     for (std::size_t n = 11; n <= 50; ++n)  // to the end of the block: regrows at some sizes
-        strong_workload("increment in listpack mode (sizes 11..50)", [n](arena& a) { return make_set(a, n); },
-                        [](sset& s) { s.increment("m10", 100); }, moved("m10", 110));
-    strong_workload("increment of a new member (converts)", [](arena& a) { return make_set(a, 128); },
-                    [](sset& s) { s.increment("fresh", 3); },
-                    [](const sset& s, const snapshot<sset>& before) { require_added(s, before, "fresh", 3); });
+        strong_workload(
+            "increment in listpack mode (sizes 11..50)", [n](arena& a) { return make_set(a, n); },
+            [](sset& s) { s.increment("m10", 100); }, moved("m10", 110));
+    strong_workload(
+        "increment of a new member (converts)", [](arena& a) { return make_set(a, 128); },
+        [](sset& s) { s.increment("fresh", 3); },
+        [](const sset& s, const snapshot<sset>& before) { require_added(s, before, "fresh", 3); });
 }
 
 TEST_CASE("allocation failure: erasing never allocates", "[alloc-failure]") {
@@ -302,9 +330,11 @@ TEST_CASE("allocation failure: erasing never allocates", "[alloc-failure]") {
         REQUIRE(a.live_bytes == 0);
         coverage()[name] += 0;
     };
-    zero_allocations("erase range by score (0 allocations)",
-                     [](sset& s) { s.erase_range_by_score(zset::score_range<double>::closed(100, 700)); });
-    zero_allocations("erase range by rank (0 allocations)", [](sset& s) { s.erase_range_by_rank(5, -5); });
+    zero_allocations("erase range by score (0 allocations)", [](sset& s) {
+        s.erase_range_by_score(zset::score_range<double>::closed(100, 700));
+    });
+    zero_allocations("erase range by rank (0 allocations)",
+                     [](sset& s) { s.erase_range_by_rank(5, -5); });
     zero_allocations("erase members (0 allocations)", [](sset& s) {
         for (std::size_t i = 0; i < 1000; i += 3) s.erase(key(i));
     });
@@ -316,15 +346,18 @@ TEST_CASE("allocation failure: erasing never allocates", "[alloc-failure]") {
 }
 
 TEST_CASE("allocation failure: copies, assignment, shrink_to_fit", "[alloc-failure]") {
-    const auto same_size = [](const sset& s, const snapshot<sset>& before) { REQUIRE(contents(s) == before); };
+    const auto same_size = [](const sset& s, const snapshot<sset>& before) {
+        REQUIRE(contents(s) == before);
+    };
     for (const std::size_t n : {std::size_t{50}, std::size_t{1000}})
-        strong_workload("copy construction (" + std::to_string(n) + " elements)",
-                        [n](arena& a) { return make_set(a, n); },
-                        [](sset& s) {
-                            sset copy(s);
-                            REQUIRE(copy == s);
-                        },
-                        same_size);
+        strong_workload(
+            "copy construction (" + std::to_string(n) + " elements)",
+            [n](arena& a) { return make_set(a, n); },
+            [](sset& s) {
+                sset copy(s);
+                REQUIRE(copy == s);
+            },
+            same_size);
     // copy assignment: the target keeps its contents when the copy fails (copy, then swap in)
     for (const std::size_t n : {std::size_t{50}, std::size_t{1000}}) {
         const std::string name = "copy assignment (" + std::to_string(n) + " elements)";
@@ -403,20 +436,22 @@ TEST_CASE("allocation failure: copies, assignment, shrink_to_fit", "[alloc-failu
         coverage()[name] += k - 1;
     }
     // shrink_to_fit: back to listpack mode, and a compacting rebuild that stays skiplist
-    strong_workload("shrink_to_fit (converts back to listpack)",
-                    [](arena& a) {
-                        sset s = make_set(a, 1000);
-                        s.erase_range_by_rank(50, -1);
-                        return s;
-                    },
-                    [](sset& s) { s.shrink_to_fit(); }, same_size);
-    strong_workload("shrink_to_fit (stays skiplist)",
-                    [](arena& a) {
-                        sset s = make_set(a, 1000);
-                        for (std::size_t i = 0; i < 1000; i += 2) s.erase(key(i));
-                        return s;
-                    },
-                    [](sset& s) { s.shrink_to_fit(); }, same_size);
+    strong_workload(
+        "shrink_to_fit (converts back to listpack)",
+        [](arena& a) {
+            sset s = make_set(a, 1000);
+            s.erase_range_by_rank(50, -1);
+            return s;
+        },
+        [](sset& s) { s.shrink_to_fit(); }, same_size);
+    strong_workload(
+        "shrink_to_fit (stays skiplist)",
+        [](arena& a) {
+            sset s = make_set(a, 1000);
+            for (std::size_t i = 0; i < 1000; i += 2) s.erase(key(i));
+            return s;
+        },
+        [](sset& s) { s.shrink_to_fit(); }, same_size);
 }
 
 TEST_CASE("allocation failure: set operations leave their inputs alone", "[alloc-failure]") {
@@ -443,7 +478,8 @@ TEST_CASE("allocation failure: set operations leave their inputs alone", "[alloc
                 control.disarm();
                 REQUIRE(contents(x) == x_before);
                 REQUIRE(contents(y) == y_before);
-                REQUIRE(a.live_bytes + sizeof(x) + sizeof(y) == x.memory_usage() + y.memory_usage());
+                REQUIRE(a.live_bytes + sizeof(x) + sizeof(y) ==
+                        x.memory_usage() + y.memory_usage());
                 if (!threw) break;
                 REQUIRE(control.fired);
             }
@@ -454,8 +490,10 @@ TEST_CASE("allocation failure: set operations leave their inputs alone", "[alloc
     run("set_union", [](const std::vector<const sset*>& in) {
         return zset::set_union<sset>(in, {1.0, 2.0}, zset::aggregate::sum);
     });
-    run("set_intersection", [](const std::vector<const sset*>& in) { return zset::set_intersection<sset>(in); });
-    run("set_difference", [](const std::vector<const sset*>& in) { return zset::set_difference<sset>(in); });
+    run("set_intersection",
+        [](const std::vector<const sset*>& in) { return zset::set_intersection<sset>(in); });
+    run("set_difference",
+        [](const std::vector<const sset*>& in) { return zset::set_difference<sset>(in); });
 }
 
 TEST_CASE("allocation failure: batch add", "[alloc-failure]") {
@@ -463,7 +501,8 @@ TEST_CASE("allocation failure: batch add", "[alloc-failure]") {
     // new elements are inserted beside the old ones, and a final no-fail step commits).
     // 100 listpack elements; the batch updates some, adds new ones and crosses the conversion.
     std::vector<std::pair<std::string, double>> batch;
-    for (std::size_t i = 90; i < 190; ++i) batch.emplace_back(key(i), static_cast<double>(i) + 0.25);
+    for (std::size_t i = 90; i < 190; ++i)
+        batch.emplace_back(key(i), static_cast<double>(i) + 0.25);
     batch.emplace_back(std::string(80, 'L'), 1);
     batch.emplace_back(key(95), -3);  // a later pair for a member the batch already changed
     const auto applied = [&](const sset& s, const snapshot<sset>&) {
@@ -472,19 +511,23 @@ TEST_CASE("allocation failure: batch add", "[alloc-failure]") {
         REQUIRE(s.score(key(150)) == 150.25);
         REQUIRE(s.score(std::string(80, 'L')) == 1.0);
     };
-    strong_workload("batch add (102 pairs across the conversion)", [](arena& a) { return make_set(a, 100); },
-                    [&](sset& s) { s.add(batch.begin(), batch.end()); }, applied);
+    strong_workload(
+        "batch add (102 pairs across the conversion)", [](arena& a) { return make_set(a, 100); },
+        [&](sset& s) { s.add(batch.begin(), batch.end()); }, applied);
     // in skiplist mode: updates that move members between blocks, inserts that split blocks
     std::vector<std::pair<std::string, double>> moves;
-    for (std::size_t i = 0; i < 1000; i += 37) moves.emplace_back(key(i), 1000.0 - static_cast<double>(i));
-    for (std::size_t i = 0; i < 40; ++i) moves.emplace_back("new" + std::to_string(i), static_cast<double>(i) * 25 + 0.5);
-    strong_workload("batch add (skiplist mode: moves and splits)", [](arena& a) { return make_set(a, 1000); },
-                    [&](sset& s) { s.add(moves.begin(), moves.end()); },
-                    [&](const sset& s, const snapshot<sset>&) {
-                        REQUIRE(s.size() == 1040);
-                        REQUIRE(s.score(key(37)) == 963.0);
-                        REQUIRE(s.score("new39") == 39 * 25 + 0.5);
-                    });
+    for (std::size_t i = 0; i < 1000; i += 37)
+        moves.emplace_back(key(i), 1000.0 - static_cast<double>(i));
+    for (std::size_t i = 0; i < 40; ++i)
+        moves.emplace_back("new" + std::to_string(i), static_cast<double>(i) * 25 + 0.5);
+    strong_workload(
+        "batch add (skiplist mode: moves and splits)", [](arena& a) { return make_set(a, 1000); },
+        [&](sset& s) { s.add(moves.begin(), moves.end()); },
+        [&](const sset& s, const snapshot<sset>&) {
+            REQUIRE(s.size() == 1040);
+            REQUIRE(s.score(key(37)) == 963.0);
+            REQUIRE(s.score("new39") == 39 * 25 + 0.5);
+        });
 }
 
 TEST_CASE("allocation failure: integer members", "[alloc-failure]") {
@@ -492,7 +535,8 @@ TEST_CASE("allocation failure: integer members", "[alloc-failure]") {
     const auto make = [](std::size_t n, zset::options o = {}) {
         return [n, o](arena& a) {
             iset s(o, failing_allocator<long long, true>(&a));
-            for (std::size_t i = 0; i < n; ++i) s.add(static_cast<long long>(i), static_cast<double>(i));
+            for (std::size_t i = 0; i < n; ++i)
+                s.add(static_cast<long long>(i), static_cast<double>(i));
             return s;
         };
     };
@@ -503,18 +547,22 @@ TEST_CASE("allocation failure: integer members", "[alloc-failure]") {
         };
     };
     for (std::size_t n = 1; n <= 40; ++n)
-        strong_workload("integer members: add into listpack mode (sizes 1..40)", make(n),
-                        [](iset& s) { s.add(-7, 3.5); }, added(-7, 3.5));
-    strong_workload("integer members: conversion", make(128), [](iset& s) { s.add(-7, 3.5); }, added(-7, 3.5));
-    strong_workload("integer members: block split", make(1000), [](iset& s) { s.add(-7, 300.5); },
-                    added(-7, 300.5));
+        strong_workload(
+            "integer members: add into listpack mode (sizes 1..40)", make(n),
+            [](iset& s) { s.add(-7, 3.5); }, added(-7, 3.5));
+    strong_workload(
+        "integer members: conversion", make(128), [](iset& s) { s.add(-7, 3.5); }, added(-7, 3.5));
+    strong_workload(
+        "integer members: block split", make(1000), [](iset& s) { s.add(-7, 300.5); },
+        added(-7, 300.5));
     for (const double score : {900.5, 300.5, 127.5, -5.0, 1e9})
-        strong_workload("integer members: score update between blocks", make(1000),
-                        [score](iset& s) { s.add(10, score); },
-                        [score](const iset& s, const snapshot<iset>& before) {
-                            REQUIRE(s.size() == before.size());
-                            REQUIRE(s.score(10) == score);
-                        });
+        strong_workload(
+            "integer members: score update between blocks", make(1000),
+            [score](iset& s) { s.add(10, score); },
+            [score](const iset& s, const snapshot<iset>& before) {
+                REQUIRE(s.size() == before.size());
+                REQUIRE(s.score(10) == score);
+            });
 }
 
 TEST_CASE("allocation failure: constructors", "[alloc-failure]") {

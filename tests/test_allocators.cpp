@@ -1,6 +1,4 @@
 // Allocator awareness: std::pmr, and a stateful allocator's propagation on copy, move, swap.
-#include <zset/zset.hpp>
-
 #include <cstddef>
 #include <memory_resource>
 #include <string>
@@ -8,6 +6,7 @@
 #include <vector>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 namespace {
 
@@ -45,9 +44,13 @@ struct tracking_allocator {
     }
     tracking_allocator select_on_container_copy_construction() const { return *this; }
     template <class U>
-    bool operator==(const tracking_allocator<U, Propagate>& o) const noexcept { return arena == o.arena; }
+    bool operator==(const tracking_allocator<U, Propagate>& o) const noexcept {
+        return arena == o.arena;
+    }
     template <class U>
-    bool operator!=(const tracking_allocator<U, Propagate>& o) const noexcept { return arena != o.arena; }
+    bool operator!=(const tracking_allocator<U, Propagate>& o) const noexcept {
+        return arena != o.arena;
+    }
 };
 
 template <bool Propagate>
@@ -75,7 +78,8 @@ TEST_CASE("every byte comes from, and returns to, the set's allocator", "[alloca
     REQUIRE(arena.live_bytes == 0);
 }
 
-TEST_CASE("propagating allocator: copy-assign, move-assign and swap take the other's", "[allocators]") {
+TEST_CASE("propagating allocator: copy-assign, move-assign and swap take the other's",
+          "[allocators]") {
     arena_stats a, b;
     using alloc = tracking_allocator<std::string, true>;
     {

@@ -4,8 +4,8 @@
 //
 // Three layers: the container API (zset::error with zset::errors texts), the Redis argument
 // parsers (zset::redis::parse_*), and the keyspace (zset::redis::keyspace, whole commands).
-#include <zset/zset.hpp>
 #include <zset/redis/numbers.hpp>
+#include <zset/zset.hpp>
 
 #if __has_include(<zset/redis/keyspace.hpp>)
 #include <zset/redis/keyspace.hpp>
@@ -14,8 +14,8 @@
 
 #include <climits>
 #include <cmath>
-#include <cstdlib>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
 #include <random>
 #include <string>
@@ -73,37 +73,56 @@ void require_error_unchanged(set& s, F f, const char* text) {
 
 TEST_CASE("bad input, container: NaN scores and incompatible flags", "[bad-input]") {
     for (set& s : sample_sets()) {
-        require_error_unchanged(s, [](set& x) { x.add("a", not_a_number); }, zset::errors::not_a_float);
-        require_error_unchanged(s, [](set& x) { x.add("new", not_a_number); }, zset::errors::not_a_float);
-        require_error_unchanged(s, [](set& x) { x.add("new", -not_a_number); }, zset::errors::not_a_float);
-        require_error_unchanged(s, [](set& x) { x.add("a", 1, add_flags::nx | add_flags::xx); },
-                                zset::errors::xx_and_nx);
-        require_error_unchanged(s, [](set& x) { x.add("a", 1, add_flags::gt | add_flags::lt); },
-                                zset::errors::gt_lt_nx);
-        require_error_unchanged(s, [](set& x) { x.add("a", 1, add_flags::nx | add_flags::gt); },
-                                zset::errors::gt_lt_nx);
-        require_error_unchanged(s, [](set& x) { x.add("a", 1, add_flags::nx | add_flags::lt); },
-                                zset::errors::gt_lt_nx);
+        require_error_unchanged(
+            s, [](set& x) { x.add("a", not_a_number); }, zset::errors::not_a_float);
+        require_error_unchanged(
+            s, [](set& x) { x.add("new", not_a_number); }, zset::errors::not_a_float);
+        require_error_unchanged(
+            s, [](set& x) { x.add("new", -not_a_number); }, zset::errors::not_a_float);
+        require_error_unchanged(
+            s, [](set& x) { x.add("a", 1, add_flags::nx | add_flags::xx); },
+            zset::errors::xx_and_nx);
+        require_error_unchanged(
+            s, [](set& x) { x.add("a", 1, add_flags::gt | add_flags::lt); },
+            zset::errors::gt_lt_nx);
+        require_error_unchanged(
+            s, [](set& x) { x.add("a", 1, add_flags::nx | add_flags::gt); },
+            zset::errors::gt_lt_nx);
+        require_error_unchanged(
+            s, [](set& x) { x.add("a", 1, add_flags::nx | add_flags::lt); },
+            zset::errors::gt_lt_nx);
         // flags are checked before the score, as in Redis (ZADD k XX NX nan a: the flags error)
-        require_error_unchanged(s, [](set& x) { x.add("a", not_a_number, add_flags::nx | add_flags::xx); },
-                                zset::errors::xx_and_nx);
+        require_error_unchanged(
+            s, [](set& x) { x.add("a", not_a_number, add_flags::nx | add_flags::xx); },
+            zset::errors::xx_and_nx);
         // increments: NaN delta, inf + -inf, flags
-        require_error_unchanged(s, [](set& x) { x.increment("a", not_a_number); }, zset::errors::not_a_float);
-        require_error_unchanged(s, [](set& x) { x.increment("new", not_a_number); }, zset::errors::not_a_float);
+        require_error_unchanged(
+            s, [](set& x) { x.increment("a", not_a_number); }, zset::errors::not_a_float);
+        require_error_unchanged(
+            s, [](set& x) { x.increment("new", not_a_number); }, zset::errors::not_a_float);
         s.add("pinf", inf);
-        require_error_unchanged(s, [](set& x) { x.increment("pinf", -inf); }, zset::errors::nan_result);
-        REQUIRE(s.increment("pinf", -inf, add_flags::nx) == std::nullopt);  // NX: not applied, no error
-        require_error_unchanged(s, [](set& x) { x.increment("a", 1, add_flags::xx | add_flags::nx); },
-                                zset::errors::xx_and_nx);
+        require_error_unchanged(
+            s, [](set& x) { x.increment("pinf", -inf); }, zset::errors::nan_result);
+        REQUIRE(s.increment("pinf", -inf, add_flags::nx) ==
+                std::nullopt);  // NX: not applied, no error
+        require_error_unchanged(
+            s, [](set& x) { x.increment("a", 1, add_flags::xx | add_flags::nx); },
+            zset::errors::xx_and_nx);
         // a batch with one NaN anywhere changes nothing, not even the pairs before it
         require_error_unchanged(
-            s, [](set& x) { x.add({{"new1", 1}, {"a", 7}, {"new2", not_a_number}}); }, zset::errors::not_a_float);
+            s,
+            [](set& x) {
+                x.add({{"new1", 1}, {"a", 7}, {"new2", not_a_number}});
+            },
+            zset::errors::not_a_float);
         std::vector<std::pair<std::string, double>> many;
         for (int i = 0; i < 500; ++i) many.emplace_back("bulk" + std::to_string(i), i);
         many.emplace_back("last", not_a_number);
-        require_error_unchanged(s, [&](set& x) { x.add(many.begin(), many.end()); }, zset::errors::not_a_float);
-        require_error_unchanged(s, [&](set& x) { x.add(many.begin(), many.end() - 1, add_flags::nx | add_flags::xx); },
-                                zset::errors::xx_and_nx);
+        require_error_unchanged(
+            s, [&](set& x) { x.add(many.begin(), many.end()); }, zset::errors::not_a_float);
+        require_error_unchanged(
+            s, [&](set& x) { x.add(many.begin(), many.end() - 1, add_flags::nx | add_flags::xx); },
+            zset::errors::xx_and_nx);
     }
 }
 
@@ -166,8 +185,10 @@ TEST_CASE("bad input, container: huge and negative counts, ranks and limits", "[
         REQUIRE(s.rev_range_by_score(everything, {1, lmax}).size() == n - 1);
         // inverted and empty ranges
         REQUIRE(s.count(zset::score_range<double>::closed(2, 1)) == 0);
-        REQUIRE(s.count({zset::score_bound<double>::exclusive_of(1), zset::score_bound<double>::exclusive_of(1)}) == 0);
-        REQUIRE(s.count({zset::score_bound<double>::inclusive(inf), zset::score_bound<double>::inclusive(-inf)}) == 0);
+        REQUIRE(s.count({zset::score_bound<double>::exclusive_of(1),
+                         zset::score_bound<double>::exclusive_of(1)}) == 0);
+        REQUIRE(s.count({zset::score_bound<double>::inclusive(inf),
+                         zset::score_bound<double>::inclusive(-inf)}) == 0);
         using lb = zset::lex_bound<std::string_view>;
         REQUIRE(s.lex_count({lb::plus_infinity(), lb::minus_infinity()}) == 0);
         REQUIRE(s.lex_count({lb::exclusive("a"), lb::exclusive("a")}) == 0);
@@ -295,9 +316,12 @@ TEST_CASE("bad input, container: set operation arguments", "[bad-input]") {
     REQUIRE(zset::set_union<set>(std::vector<const set*>{nullptr, nullptr}).empty());
     REQUIRE(zset::set_intersection<set>(std::vector<const set*>{&sets[0], nullptr}).empty());
     REQUIRE(zset::set_difference<set>(std::vector<const set*>{nullptr, &sets[0]}).empty());
-    REQUIRE(zset::intersection_cardinality<set>(std::vector<const set*>{&sets[0], &sets[1]}, 0) == 3);
-    REQUIRE(zset::intersection_cardinality<set>(std::vector<const set*>{&sets[0], &sets[1]}, 2) == 2);
-    REQUIRE(zset::intersection_cardinality<set>(std::vector<const set*>{&sets[0], &sets[1]}, SIZE_MAX) == 3);
+    REQUIRE(zset::intersection_cardinality<set>(std::vector<const set*>{&sets[0], &sets[1]}, 0) ==
+            3);
+    REQUIRE(zset::intersection_cardinality<set>(std::vector<const set*>{&sets[0], &sets[1]}, 2) ==
+            2);
+    REQUIRE(zset::intersection_cardinality<set>(std::vector<const set*>{&sets[0], &sets[1]},
+                                                SIZE_MAX) == 3);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -318,19 +342,51 @@ bool same_double(double a, double b) {
 TEST_CASE("bad input, redis: scores (ZADD, ZINCRBY, WEIGHTS)", "[bad-input]") {
     const score_case cases[] = {
         // NaN in every spelling strtod knows
-        {"nan", false, 0}, {"NaN", false, 0}, {"-nan", false, 0}, {"+nan", false, 0}, {"nan(123)", false, 0},
+        {"nan", false, 0},
+        {"NaN", false, 0},
+        {"-nan", false, 0},
+        {"+nan", false, 0},
+        {"nan(123)", false, 0},
         // junk
-        {"", false, 0}, {" 1", false, 0}, {"\t1", false, 0}, {"1 ", false, 0}, {"1x", false, 0},
-        {"1.5.5", false, 0}, {"--1", false, 0}, {"1e", false, 0}, {"e5", false, 0}, {"abc", false, 0},
-        {"0x", false, 0}, {"1\0"s, false, 0}, {"1\0002"s, false, 0}, {"\xff"s, false, 0}, {"(1", false, 0},
+        {"", false, 0},
+        {" 1", false, 0},
+        {"\t1", false, 0},
+        {"1 ", false, 0},
+        {"1x", false, 0},
+        {"1.5.5", false, 0},
+        {"--1", false, 0},
+        {"1e", false, 0},
+        {"e5", false, 0},
+        {"abc", false, 0},
+        {"0x", false, 0},
+        {"1\0"s, false, 0},
+        {"1\0002"s, false, 0},
+        {"\xff"s, false, 0},
+        {"(1", false, 0},
         // ERANGE: overflow and underflow to zero are refused, a denormal result is kept
-        {"1e400", false, 0}, {"-1e400", false, 0}, {"1e-400", false, 0}, {"2e-324", false, 0},
-        {"1e-310", true, 1e-310}, {"4e-324", true, 4.9406564584124654e-324}, {"-1e-310", true, -1e-310},
+        {"1e400", false, 0},
+        {"-1e400", false, 0},
+        {"1e-400", false, 0},
+        {"2e-324", false, 0},
+        {"1e-310", true, 1e-310},
+        {"4e-324", true, 4.9406564584124654e-324},
+        {"-1e-310", true, -1e-310},
         // hex, signs, infinities, forms strtod accepts
-        {"0x10", true, 16}, {"0x1p-3", true, 0.125}, {"-0x1.8p1", true, -3}, {"0X1P4", true, 16},
-        {"inf", true, inf}, {"-inf", true, -inf}, {"+inf", true, inf}, {"Infinity", true, inf},
-        {"-INFINITY", true, -inf}, {"+1", true, 1}, {"-0", true, -0.0}, {".5", true, 0.5}, {"5.", true, 5},
-        {"1e308", true, 1e308}, {"1.7976931348623157e308", true, 1.7976931348623157e308},
+        {"0x10", true, 16},
+        {"0x1p-3", true, 0.125},
+        {"-0x1.8p1", true, -3},
+        {"0X1P4", true, 16},
+        {"inf", true, inf},
+        {"-inf", true, -inf},
+        {"+inf", true, inf},
+        {"Infinity", true, inf},
+        {"-INFINITY", true, -inf},
+        {"+1", true, 1},
+        {"-0", true, -0.0},
+        {".5", true, 0.5},
+        {"5.", true, 5},
+        {"1e308", true, 1e308},
+        {"1.7976931348623157e308", true, 1.7976931348623157e308},
         // long inputs (the parser copies inputs of 128 bytes or more to the heap)
         {std::string(200, '1'), true, not_a_number},  // nan: expect what strtod gives
         {"0." + std::string(300, '0') + "1", true, 1e-301},
@@ -340,7 +396,9 @@ TEST_CASE("bad input, redis: scores (ZADD, ZINCRBY, WEIGHTS)", "[bad-input]") {
         CAPTURE(c.text);
         const auto r = zset::redis::parse_score(c.text);
         REQUIRE(r.has_value() == c.ok);
-        if (c.ok) REQUIRE(same_double(*r, std::isnan(c.value) ? std::strtod(c.text.c_str(), nullptr) : c.value));
+        if (c.ok)
+            REQUIRE(same_double(*r, std::isnan(c.value) ? std::strtod(c.text.c_str(), nullptr)
+                                                        : c.value));
     }
     REQUIRE(zset::redis::err_not_float == std::string_view(zset::errors::not_a_float));
 }
@@ -353,14 +411,28 @@ TEST_CASE("bad input, redis: score range bounds (ZRANGEBYSCORE, ZCOUNT, ...)", "
         bool exclusive;
     };
     const bound_case cases[] = {
-        {"1", true, 1, false}, {"(1", true, 1, true}, {"-inf", true, -inf, false}, {"(+inf", true, inf, true},
+        {"1", true, 1, false},
+        {"(1", true, 1, true},
+        {"-inf", true, -inf, false},
+        {"(+inf", true, inf, true},
         // zslParseRange quirks, as Redis: leading blanks, empty, anything after a NUL, no ERANGE
-        {" 1", true, 1, false}, {"", true, 0, false}, {"(", true, 0, true}, {"1\0x"s, true, 1, false},
-        {"1e400", true, inf, false}, {"-1e400", true, -inf, false}, {"1e-400", true, 0, false},
+        {" 1", true, 1, false},
+        {"", true, 0, false},
+        {"(", true, 0, true},
+        {"1\0x"s, true, 1, false},
+        {"1e400", true, inf, false},
+        {"-1e400", true, -inf, false},
+        {"1e-400", true, 0, false},
         {"0x10", true, 16, false},
         // rejected: trailing bytes, doubled '(', '[', NaN
-        {"1 ", false, 0, false}, {"((1", false, 0, false}, {"[1", false, 0, false}, {"1e", false, 0, false},
-        {"nan", false, 0, false}, {"(nan", false, 0, false}, {"x", false, 0, false}, {"+", false, 0, false},
+        {"1 ", false, 0, false},
+        {"((1", false, 0, false},
+        {"[1", false, 0, false},
+        {"1e", false, 0, false},
+        {"nan", false, 0, false},
+        {"(nan", false, 0, false},
+        {"x", false, 0, false},
+        {"+", false, 0, false},
     };
     for (const auto& c : cases) {
         CAPTURE(c.text);
@@ -382,12 +454,21 @@ TEST_CASE("bad input, redis: lex range items (ZRANGEBYLEX, ZLEXCOUNT, ...)", "[b
         std::string value;
     };
     const lex_case cases[] = {
-        {"[a", true, lb::inclusive, "a"}, {"(a", true, lb::exclusive, "a"}, {"[", true, lb::inclusive, ""},
-        {"(", true, lb::exclusive, ""}, {"-", true, lb::neg_inf, ""}, {"+", true, lb::pos_inf, ""},
+        {"[a", true, lb::inclusive, "a"},
+        {"(a", true, lb::exclusive, "a"},
+        {"[", true, lb::inclusive, ""},
+        {"(", true, lb::exclusive, ""},
+        {"-", true, lb::neg_inf, ""},
+        {"+", true, lb::pos_inf, ""},
         {"+\0x"s, true, lb::pos_inf, ""},  // Redis tests c[1] on the C string
-        {"[\0\xff"s, true, lb::inclusive, "\0\xff"s}, {"[" + std::string(1 << 20, 'x'), true, lb::inclusive, std::string(1 << 20, 'x')},
-        {"", false, lb::inclusive, ""}, {"a", false, lb::inclusive, ""}, {"-a", false, lb::inclusive, ""},
-        {"++", false, lb::inclusive, ""}, {"+-", false, lb::inclusive, ""}, {"1", false, lb::inclusive, ""},
+        {"[\0\xff"s, true, lb::inclusive, "\0\xff"s},
+        {"[" + std::string(1 << 20, 'x'), true, lb::inclusive, std::string(1 << 20, 'x')},
+        {"", false, lb::inclusive, ""},
+        {"a", false, lb::inclusive, ""},
+        {"-a", false, lb::inclusive, ""},
+        {"++", false, lb::inclusive, ""},
+        {"+-", false, lb::inclusive, ""},
+        {"1", false, lb::inclusive, ""},
         {"\0"s, false, lb::inclusive, ""},
     };
     for (const auto& c : cases) {
@@ -408,13 +489,28 @@ TEST_CASE("bad input, redis: integers (ranks, LIMIT, counts, numkeys)", "[bad-in
         long long value;
     };
     const int_case cases[] = {
-        {"0", true, 0}, {"-1", true, -1}, {"9223372036854775807", true, LLONG_MAX},
-        {"-9223372036854775808", true, LLONG_MIN}, {"9223372036854775808", false, 0},
-        {"-9223372036854775809", false, 0}, {"99999999999999999999", false, 0},
-        {"123456789012345678901", false, 0}, {"18446744073709551616", false, 0},
-        {"-0", false, 0}, {"00", false, 0}, {"01", false, 0}, {"+1", false, 0}, {" 1", false, 0},
-        {"1 ", false, 0}, {"", false, 0}, {"-", false, 0}, {"1.0", false, 0}, {"1e3", false, 0},
-        {"0x10", false, 0}, {"1\0"s, false, 0}, {"\xff"s, false, 0},
+        {"0", true, 0},
+        {"-1", true, -1},
+        {"9223372036854775807", true, LLONG_MAX},
+        {"-9223372036854775808", true, LLONG_MIN},
+        {"9223372036854775808", false, 0},
+        {"-9223372036854775809", false, 0},
+        {"99999999999999999999", false, 0},
+        {"123456789012345678901", false, 0},
+        {"18446744073709551616", false, 0},
+        {"-0", false, 0},
+        {"00", false, 0},
+        {"01", false, 0},
+        {"+1", false, 0},
+        {" 1", false, 0},
+        {"1 ", false, 0},
+        {"", false, 0},
+        {"-", false, 0},
+        {"1.0", false, 0},
+        {"1e3", false, 0},
+        {"0x10", false, 0},
+        {"1\0"s, false, 0},
+        {"\xff"s, false, 0},
     };
     for (const auto& c : cases) {
         CAPTURE(c.text);
@@ -475,7 +571,9 @@ struct command_case {
     std::string reply;
 };
 
-std::string err(std::string_view text) { return "-" + std::string(text) + "\r\n"; }
+std::string err(std::string_view text) {
+    return "-" + std::string(text) + "\r\n";
+}
 
 }  // namespace
 
@@ -503,14 +601,20 @@ TEST_CASE("bad input, keyspace: errors leave every key unchanged", "[bad-input]"
         {{"ZADD", "big", "1", "new", "nan", "b"}, not_float},
         {{"ZADD", "k", "1"}, err("ERR wrong number of arguments for 'zadd' command")},
         {{"ZADD", "k", "1", "a", "2"}, syntax},
-        {{"ZADD", "k", "NX", "XX", "1", "a"}, err("ERR XX and NX options at the same time are not compatible")},
-        {{"ZADD", "k", "XX", "NX", "nan", "a"}, err("ERR XX and NX options at the same time are not compatible")},
-        {{"ZADD", "k", "GT", "LT", "1", "a"}, err("ERR GT, LT, and/or NX options at the same time are not compatible")},
-        {{"ZADD", "k", "NX", "GT", "1", "a"}, err("ERR GT, LT, and/or NX options at the same time are not compatible")},
-        {{"ZADD", "k", "INCR", "1", "a", "2", "b"}, err("ERR INCR option supports a single increment-element pair")},
+        {{"ZADD", "k", "NX", "XX", "1", "a"},
+         err("ERR XX and NX options at the same time are not compatible")},
+        {{"ZADD", "k", "XX", "NX", "nan", "a"},
+         err("ERR XX and NX options at the same time are not compatible")},
+        {{"ZADD", "k", "GT", "LT", "1", "a"},
+         err("ERR GT, LT, and/or NX options at the same time are not compatible")},
+        {{"ZADD", "k", "NX", "GT", "1", "a"},
+         err("ERR GT, LT, and/or NX options at the same time are not compatible")},
+        {{"ZADD", "k", "INCR", "1", "a", "2", "b"},
+         err("ERR INCR option supports a single increment-element pair")},
         {{"ZINCRBY", "k", "nan", "a"}, not_float},
         {{"ZINCRBY", "k", "abc", "a"}, not_float},
-        {{"ZADD", "str", "1", "a"}, err("WRONGTYPE Operation against a key holding the wrong kind of value")},
+        {{"ZADD", "str", "1", "a"},
+         err("WRONGTYPE Operation against a key holding the wrong kind of value")},
         // score ranges
         {{"ZRANGEBYSCORE", "k", "nan", "1"}, minmax},
         {{"ZRANGEBYSCORE", "k", "(nan", "1"}, minmax},
@@ -532,15 +636,18 @@ TEST_CASE("bad input, keyspace: errors leave every key unchanged", "[bad-input]"
         {{"ZRANGE", "k", "-0", "2"}, not_int},
         {{"ZREMRANGEBYRANK", "k", "x", "1"}, not_int},
         {{"ZRANGE", "k", "0", "-1", "LIMIT", "0", "1"},
-         err("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX")},
+         err("ERR syntax error, LIMIT is only supported in combination with either BYSCORE or "
+             "BYLEX")},
         {{"ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "1"}, syntax},
         {{"ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "0", "x"}, not_int},
         // counts
         {{"ZPOPMIN", "k", "-1"}, err("ERR value is out of range, must be positive")},
         {{"ZPOPMIN", "k", "x"}, err("ERR value is out of range, must be positive")},
         {{"ZRANDMEMBER", "k", "-9223372036854775808"},
-         err("ERR value is out of range, value must between -9223372036854775807 and 9223372036854775807")},
-        {{"ZRANDMEMBER", "k", "-4611686018427387904", "WITHSCORES"}, err("ERR value is out of range")},
+         err("ERR value is out of range, value must between -9223372036854775807 and "
+             "9223372036854775807")},
+        {{"ZRANDMEMBER", "k", "-4611686018427387904", "WITHSCORES"},
+         err("ERR value is out of range")},
         {{"ZRANDMEMBER", "k", "x"}, not_int},
         {{"ZMPOP", "0", "k", "MIN"}, err("ERR numkeys should be greater than 0")},
         {{"ZMPOP", "1", "k", "MIN", "COUNT", "0"}, err("ERR count should be greater than 0")},
@@ -555,7 +662,8 @@ TEST_CASE("bad input, keyspace: errors leave every key unchanged", "[bad-input]"
         {{"ZUNION", "1", "k", "AGGREGATE", "AVG"}, syntax},
         {{"ZUNIONSTORE", "k", "1", "big", "WEIGHTS", "x"}, err("ERR weight value is not a float")},
         {{"ZINTERCARD", "1", "k", "LIMIT", "-1"}, err("ERR LIMIT can't be negative")},
-        {{"ZINTERCARD", "0", "k"}, err("ERR at least 1 input key is needed for 'zintercard' command")},
+        {{"ZINTERCARD", "0", "k"},
+         err("ERR at least 1 input key is needed for 'zintercard' command")},
         // cursors and timeouts
         {{"ZSCAN", "k", "x"}, err("ERR invalid cursor")},
         {{"ZSCAN", "k", "18446744073709551616"}, err("ERR invalid cursor")},
@@ -578,8 +686,8 @@ TEST_CASE("bad input, keyspace: extreme values give Redis's results", "[bad-inpu
     const std::string abc = "*3\r\n$1\r\na\r\n$1\r\nb\r\n$1\r\nc\r\n";
     const command_case cases[] = {
         // forms strtod accepts; ERANGE denormals kept; -0 stored as 0 in a listpack
-        {{"ZADD", "h", "0x10", "hex", "1e-310", "denorm", "4e-324", "tiny", "inf", "pinf", "-inf", "ninf", "-0",
-          "negzero"},
+        {{"ZADD", "h", "0x10", "hex", "1e-310", "denorm", "4e-324", "tiny", "inf", "pinf", "-inf",
+          "ninf", "-0", "negzero"},
          ":6\r\n"},
         {{"ZSCORE", "h", "hex"}, "$2\r\n16\r\n"},
         {{"ZSCORE", "h", "denorm"}, "$23\r\n9.9999999999999694e-311\r\n"},
@@ -605,13 +713,16 @@ TEST_CASE("bad input, keyspace: extreme values give Redis's results", "[bad-inpu
         {{"ZRANGE", "k", "-9223372036854775808", "-9223372036854775808"}, "*0\r\n"},
         {{"ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "0", "-1"}, abc},
         {{"ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "-1", "1"}, "*0\r\n"},
-        {{"ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "9223372036854775807", "-9223372036854775808"}, "*0\r\n"},
+        {{"ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "9223372036854775807",
+          "-9223372036854775808"},
+         "*0\r\n"},
         {{"ZPOPMIN", "k", "0"}, "*0\r\n"},
         {{"ZPOPMIN", "nokey", "9223372036854775807"}, "*0\r\n"},
         {{"ZRANDMEMBER", "k", "0"}, "*0\r\n"},
         // ZSCAN takes any strtoull cursor, "-1" included (Redis 7.0 does)
         {{"ZSCAN", "k", "-1"},
-         "*2\r\n$1\r\n0\r\n*6\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n$1\r\nc\r\n$1\r\n3\r\n"},
+         "*2\r\n$1\r\n0\r\n*6\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n$1\r\nc\r\n$"
+         "1\r\n3\r\n"},
         // empty and binary members
         {{"ZADD", "e", "1", ""}, ":1\r\n"},
         {{"ZSCORE", "e", ""}, "$1\r\n1\r\n"},

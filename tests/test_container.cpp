@@ -1,6 +1,4 @@
 // STL side: iterators, nth, find, copy / move / swap, ==, memory_usage, generic members.
-#include <zset/zset.hpp>
-
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
@@ -8,6 +6,7 @@
 #include <vector>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 TEST_CASE("iterators walk both ways in (score, member) order", "[container]") {
     zset::sorted_set<> s;

@@ -61,10 +61,26 @@ std::size_t longest_member(const set_t& s) {
     return m;
 }
 
-const std::vector<double> special_scores = {
-    0.0, -0.0, 1.0, -1.0, 0.1, -2.75, 1e17, 4611686018427387904.0, 9223372036854775808.0,
-    -4611686018427387904.0, 1e300, -1e300, 5e-324, -5e-324, 2.2250738585072009e-308, 1e-310,
-    std::numeric_limits<double>::max(), std::numeric_limits<double>::lowest(), inf, -inf};
+const std::vector<double> special_scores = {0.0,
+                                            -0.0,
+                                            1.0,
+                                            -1.0,
+                                            0.1,
+                                            -2.75,
+                                            1e17,
+                                            4611686018427387904.0,
+                                            9223372036854775808.0,
+                                            -4611686018427387904.0,
+                                            1e300,
+                                            -1e300,
+                                            5e-324,
+                                            -5e-324,
+                                            2.2250738585072009e-308,
+                                            1e-310,
+                                            std::numeric_limits<double>::max(),
+                                            std::numeric_limits<double>::lowest(),
+                                            inf,
+                                            -inf};
 
 /// A random set: `n` tries at adding a member of up to `max_len` bytes (binary, integer-like,
 /// 64 / 65 bytes long...) with a score from a mix of special values, integers and random bits.
@@ -214,8 +230,8 @@ TEST_CASE("dump: thresholds come from the set unless dump_options are given", "[
     s.add("d", 4);
     s.add("e", 5);  // 5 > 4 entries
     CHECK(s.encoding() == encoding::skiplist);
-    CHECK(type_of(zset::dump(s)) == 5u);                          // the set's thresholds (4, 8)
-    CHECK(type_of(zset::dump(s, rdb::dump_options{})) == 17u);    // explicit: 128, 64
+    CHECK(type_of(zset::dump(s)) == 5u);                        // the set's thresholds (4, 8)
+    CHECK(type_of(zset::dump(s, rdb::dump_options{})) == 17u);  // explicit: 128, 64
     CHECK(type_of(zset::dump(s, zset::dump_options_for(s))) == 5u);
 
     auto o = zset::dump_options_for(s);
@@ -307,9 +323,8 @@ TEST_CASE("dump: special scores and members", "[dump]") {
 }
 
 TEST_CASE("dump: restoring payloads of each type", "[dump]") {
-    const rdb::element_list els = {{"low", -inf},  {"neg", -2.5}, {"zero", 0},
-                                   {"a", 1},       {"b", 1},      {"pi", 3.14159},
-                                   {"big", 1e300}, {"top", inf}};
+    const rdb::element_list els = {{"low", -inf}, {"neg", -2.5},   {"zero", 0},    {"a", 1},
+                                   {"b", 1},      {"pi", 3.14159}, {"big", 1e300}, {"top", inf}};
     for (auto t : {rdb::payload_type::zset, rdb::payload_type::zset_2,
                    rdb::payload_type::zset_ziplist, rdb::payload_type::zset_listpack}) {
         for (bool compress : {false, true}) {
@@ -369,7 +384,10 @@ TEST_CASE("dump: restoring payloads captured from redis-server 7.0.15", "[dump]"
     const rdb::element_list want = {{"low", -inf},
                                     {"negzero", 0.0},
                                     {"denorm", 4.9406564584124654e-324},
-                                    {std::string("a\0\xff" "b", 4), 2.5},
+                                    {std::string("a\0\xff"
+                                                 "b",
+                                                 4),
+                                     2.5},
                                     {std::string(40, 'x'), 7}};
     for (const set_t* s : {&b, &b2}) {
         REQUIRE(s->size() == want.size());
@@ -494,7 +512,10 @@ struct reverse_bytes {
 TEST_CASE("dump: float scores and a custom member order", "[dump]") {
     using fset = zset::sorted_set<std::string, float>;
     fset f;
-    f.add({{"b", 1.5f}, {"a", 1.5f}, {"c", -0.0f}, {"d", std::numeric_limits<float>::infinity()},
+    f.add({{"b", 1.5f},
+           {"a", 1.5f},
+           {"c", -0.0f},
+           {"d", std::numeric_limits<float>::infinity()},
            {"e", 1e-40f}});
     const std::string p = zset::dump(f);
     set_t asd;

@@ -1,9 +1,8 @@
 // listpack <-> skiplist conversion rules (Redis's zset-max-listpack-entries / -value).
-#include <zset/zset.hpp>
-
 #include <string>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 using zset::encoding;
 

@@ -1,10 +1,9 @@
 // ZREM, ZREMRANGEBYRANK/SCORE/LEX, ZPOPMIN/ZPOPMAX.
-#include <zset/zset.hpp>
-
 #include <string>
 #include <vector>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 namespace {
 using bound = zset::score_bound<double>;

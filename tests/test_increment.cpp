@@ -1,10 +1,9 @@
 // ZINCRBY / ZADD INCR semantics.
-#include <zset/zset.hpp>
-
 #include <cstdint>
 #include <limits>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 using zset::add_flags;
 
@@ -27,7 +26,7 @@ TEST_CASE("increment with flags replies nothing when blocked", "[increment]") {
     REQUIRE(s.increment("a", 1, add_flags::lt) == std::nullopt);
     REQUIRE(s.increment("a", -2, add_flags::lt) == 9.0);
     REQUIRE(s.increment("a", 0, add_flags::gt) == std::nullopt);  // equal is not greater
-    REQUIRE(s.increment("c", 4, add_flags::gt) == 4.0);            // new members still added
+    REQUIRE(s.increment("c", 4, add_flags::gt) == 4.0);           // new members still added
 }
 
 TEST_CASE("inf + -inf is an error and changes nothing", "[increment]") {

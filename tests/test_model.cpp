@@ -3,8 +3,6 @@
 // and a full comparison at checkpoints. Runs over thresholds 0, 1, 2, small and Redis's
 // defaults so that both encodings and every conversion path are exercised, and over string,
 // integer and user-defined members.
-#include <zset/zset.hpp>
-
 #include <cstdint>
 #include <limits>
 #include <random>
@@ -13,6 +11,7 @@
 
 #include "reference_model.hpp"
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 namespace {
 
@@ -32,8 +31,9 @@ struct point {
 };
 struct point_hash {
     std::uint64_t operator()(const point& p) const noexcept {
-        return zset::detail::mix_integer((static_cast<std::uint64_t>(static_cast<std::uint32_t>(p.x)) << 32) ^
-                                         static_cast<std::uint32_t>(p.y));
+        return zset::detail::mix_integer(
+            (static_cast<std::uint64_t>(static_cast<std::uint32_t>(p.x)) << 32) ^
+            static_cast<std::uint32_t>(p.y));
     }
 };
 }  // namespace model_types
@@ -106,10 +106,19 @@ Score pick_score(std::mt19937_64& rng, bool equal_scores) {
 
 add_flags pick_flags(std::mt19937_64& rng) {
     static const add_flags choices[] = {
-        add_flags::none, add_flags::none,  add_flags::none, add_flags::nx,
-        add_flags::xx,   add_flags::gt,    add_flags::lt,   add_flags::xx | add_flags::gt,
-        add_flags::xx | add_flags::lt,     add_flags::ch,   add_flags::ch | add_flags::gt,
-        add_flags::nx | add_flags::xx,     add_flags::gt | add_flags::lt,
+        add_flags::none,
+        add_flags::none,
+        add_flags::none,
+        add_flags::nx,
+        add_flags::xx,
+        add_flags::gt,
+        add_flags::lt,
+        add_flags::xx | add_flags::gt,
+        add_flags::xx | add_flags::lt,
+        add_flags::ch,
+        add_flags::ch | add_flags::gt,
+        add_flags::nx | add_flags::xx,
+        add_flags::gt | add_flags::lt,
         add_flags::nx | add_flags::gt,
     };
     return choices[rng() % (sizeof choices / sizeof choices[0])];
@@ -123,7 +132,8 @@ bool flags_invalid(add_flags f) {
 }
 
 template <class Set, class Range>
-std::vector<std::pair<typename Set::score_type, typename Set::member_type>> collect(const Range& r) {
+std::vector<std::pair<typename Set::score_type, typename Set::member_type>>
+collect(const Range& r) {
     std::vector<std::pair<typename Set::score_type, typename Set::member_type>> out;
     for (const auto& e : r) out.emplace_back(e.score, typename Set::member_type(e.member));
     return out;
@@ -178,19 +188,15 @@ void run_model(const model_config& cfg) {
 
     auto random_score_range = [&] {
         auto bound = [&] {
-            zset::score_bound<Score> b = zset::score_bound<Score>::inclusive(pick_score<Score>(rng, false));
+            zset::score_bound<Score> b =
+                zset::score_bound<Score>::inclusive(pick_score<Score>(rng, false));
             b.exclusive = rng() % 3 == 0;
-            if (rng() % 10 == 0) b = rng() % 2 ? zset::score_bound<Score>::lowest() : zset::score_bound<Score>::highest();
+            if (rng() % 10 == 0)
+                b = rng() % 2 ? zset::score_bound<Score>::lowest()
+                              : zset::score_bound<Score>::highest();
             return b;
         };
         return zset::score_range<Score>{bound(), bound()};
-    };
-    auto in_score_range = [](const zset::score_range<Score>& r) {
-        return [r](Score v, const Member&) {
-            const bool above = r.min.exclusive ? v > r.min.value : v >= r.min.value;
-            const bool below = r.max.exclusive ? v < r.max.value : v <= r.max.value;
-            return above && below;
-        };
     };
     // lex ranges over member values from the pool
     std::vector<Member> lex_values;
@@ -202,31 +208,13 @@ void run_model(const model_config& cfg) {
             if (r == 1) return zset::lex_bound<lex_key>::plus_infinity();
             lex_values.push_back(members.pick(rng));
             const lex_key k = lex_key(members.view(lex_values.back()));
-            return r % 2 ? zset::lex_bound<lex_key>::inclusive(k) : zset::lex_bound<lex_key>::exclusive(k);
+            return r % 2 ? zset::lex_bound<lex_key>::inclusive(k)
+                         : zset::lex_bound<lex_key>::exclusive(k);
         };
         lex_values.reserve(2);
         auto lo = bound();
         auto hi = bound();
         return zset::lex_range<lex_key>{lo, hi};
-    };
-    auto in_lex_range = [](const zset::lex_range<lex_key>& r) {
-        using kind = typename zset::lex_bound<lex_key>::kind;
-        return [r](Score, const Member& m) {
-            bool above = false, below = false;
-            switch (r.min.type) {
-                case kind::minus_infinity: above = true; break;
-                case kind::plus_infinity: above = false; break;
-                case kind::inclusive: above = !(m < Member(r.min.value)); break;
-                case kind::exclusive: above = Member(r.min.value) < m; break;
-            }
-            switch (r.max.type) {
-                case kind::minus_infinity: below = false; break;
-                case kind::plus_infinity: below = true; break;
-                case kind::inclusive: below = !(Member(r.max.value) < m); break;
-                case kind::exclusive: below = m < Member(r.max.value); break;
-            }
-            return above && below;
-        };
     };
     auto random_limit = [&] {
         zset::limit l;
@@ -320,47 +308,59 @@ void run_model(const model_config& cfg) {
             }
         } else if (choice < 720) {  // score ranges
             const auto range = random_score_range();
-            const auto [lo, hi] = ref.run(in_score_range(range));
+            const auto [lo, hi] = ref.run(zset_test::in_score_range<Member>(range));
             REQUIRE(s.count(range) == hi - lo);
             const auto lim = random_limit();
             const auto all = ref.all();
             const auto [a, b] = zset_test::apply_limit(lo, hi, lim);
             auto fwd = collect<Set>(s.range_by_score(range, lim));
-            REQUIRE(fwd == vec(all.begin() + static_cast<std::ptrdiff_t>(a), all.begin() + static_cast<std::ptrdiff_t>(b)));
+            REQUIRE(fwd == vec(all.begin() + static_cast<std::ptrdiff_t>(a),
+                               all.begin() + static_cast<std::ptrdiff_t>(b)));
             // reverse: offset from the top
-            vec expect_rev(all.begin() + static_cast<std::ptrdiff_t>(lo), all.begin() + static_cast<std::ptrdiff_t>(hi));
+            vec expect_rev(all.begin() + static_cast<std::ptrdiff_t>(lo),
+                           all.begin() + static_cast<std::ptrdiff_t>(hi));
             std::reverse(expect_rev.begin(), expect_rev.end());
             const auto [ra, rb] = zset_test::apply_limit(0, expect_rev.size(), lim);
             const auto rv = s.rev_range_by_score(range, lim);
             REQUIRE(rv.size() == rb - ra);
-            REQUIRE(collect<Set>(rv) == vec(expect_rev.begin() + static_cast<std::ptrdiff_t>(ra), expect_rev.begin() + static_cast<std::ptrdiff_t>(rb)));
+            REQUIRE(collect<Set>(rv) == vec(expect_rev.begin() + static_cast<std::ptrdiff_t>(ra),
+                                            expect_rev.begin() + static_cast<std::ptrdiff_t>(rb)));
         } else if (choice < 780) {  // rank ranges
             const long long n = static_cast<long long>(ref.size()) + 3;
-            const long long start = static_cast<long long>(rng() % static_cast<std::uint64_t>(2 * n)) - n;
-            const long long stop = static_cast<long long>(rng() % static_cast<std::uint64_t>(2 * n)) - n;
+            const long long start =
+                static_cast<long long>(rng() % static_cast<std::uint64_t>(2 * n)) - n;
+            const long long stop =
+                static_cast<long long>(rng() % static_cast<std::uint64_t>(2 * n)) - n;
             const auto [lo, hi] = zset_test::clamp_ranks(start, stop, ref.size());
             const auto all = ref.all();
-            vec expect(all.begin() + static_cast<std::ptrdiff_t>(lo), all.begin() + static_cast<std::ptrdiff_t>(hi));
+            vec expect(all.begin() + static_cast<std::ptrdiff_t>(lo),
+                       all.begin() + static_cast<std::ptrdiff_t>(hi));
             const auto r = s.range_by_rank(start, stop);
             REQUIRE(r.size() == hi - lo);
             REQUIRE(collect<Set>(r) == expect);
             // ZREVRANGE: ranks counted from the top
             vec rev_all(all.rbegin(), all.rend());
-            vec expect_rev(rev_all.begin() + static_cast<std::ptrdiff_t>(lo), rev_all.begin() + static_cast<std::ptrdiff_t>(hi));
+            vec expect_rev(rev_all.begin() + static_cast<std::ptrdiff_t>(lo),
+                           rev_all.begin() + static_cast<std::ptrdiff_t>(hi));
             REQUIRE(collect<Set>(s.rev_range_by_rank(start, stop)) == expect_rev);
         } else if (choice < 840) {  // lex ranges (defined only when all scores are equal)
             if (!cfg.equal_scores) continue;
             const auto range = random_lex_range();
-            const auto [lo, hi] = ref.run(in_lex_range(range));
+            const auto [lo, hi] = ref.run(zset_test::in_lex_range<Member, Score>(range));
             REQUIRE(s.lex_count(range) == hi - lo);
             const auto lim = random_limit();
             const auto all = ref.all();
             const auto [a, b] = zset_test::apply_limit(lo, hi, lim);
-            REQUIRE(collect<Set>(s.range_by_lex(range, lim)) == vec(all.begin() + static_cast<std::ptrdiff_t>(a), all.begin() + static_cast<std::ptrdiff_t>(b)));
-            vec expect_rev(all.begin() + static_cast<std::ptrdiff_t>(lo), all.begin() + static_cast<std::ptrdiff_t>(hi));
+            REQUIRE(collect<Set>(s.range_by_lex(range, lim)) ==
+                    vec(all.begin() + static_cast<std::ptrdiff_t>(a),
+                        all.begin() + static_cast<std::ptrdiff_t>(b)));
+            vec expect_rev(all.begin() + static_cast<std::ptrdiff_t>(lo),
+                           all.begin() + static_cast<std::ptrdiff_t>(hi));
             std::reverse(expect_rev.begin(), expect_rev.end());
             const auto [ra, rb] = zset_test::apply_limit(0, expect_rev.size(), lim);
-            REQUIRE(collect<Set>(s.rev_range_by_lex(range, lim)) == vec(expect_rev.begin() + static_cast<std::ptrdiff_t>(ra), expect_rev.begin() + static_cast<std::ptrdiff_t>(rb)));
+            REQUIRE(collect<Set>(s.rev_range_by_lex(range, lim)) ==
+                    vec(expect_rev.begin() + static_cast<std::ptrdiff_t>(ra),
+                        expect_rev.begin() + static_cast<std::ptrdiff_t>(rb)));
             if (rng() % 8 == 0) {
                 REQUIRE(s.erase_range_by_lex(range) == hi - lo);
                 ref.erase_ranks(lo, hi);
@@ -369,7 +369,8 @@ void run_model(const model_config& cfg) {
             const auto kind = rng() % 2;
             if (kind == 0) {
                 const long long n = static_cast<long long>(ref.size()) + 2;
-                const long long start = static_cast<long long>(rng() % static_cast<std::uint64_t>(2 * n)) - n;
+                const long long start =
+                    static_cast<long long>(rng() % static_cast<std::uint64_t>(2 * n)) - n;
                 const long long stop = start + static_cast<long long>(rng() % 40);
                 const auto [lo, hi] = zset_test::clamp_ranks(start, stop, ref.size());
                 REQUIRE(s.erase_range_by_rank(start, stop) == hi - lo);
@@ -377,7 +378,7 @@ void run_model(const model_config& cfg) {
             } else {
                 auto range = random_score_range();
                 if (rng() % 2) range.max = range.min;  // narrow ranges, often a single score
-                const auto [lo, hi] = ref.run(in_score_range(range));
+                const auto [lo, hi] = ref.run(zset_test::in_score_range<Member>(range));
                 REQUIRE(s.erase_range_by_score(range) == hi - lo);
                 ref.erase_ranks(lo, hi);
             }
@@ -406,7 +407,8 @@ void run_model(const model_config& cfg) {
             const long long count = static_cast<long long>(rng() % 20) - 10;
             const auto got = s.random_members(count, rng);
             if (count >= 0) {
-                REQUIRE(got.size() == std::min<std::size_t>(static_cast<std::size_t>(count), ref.size()));
+                REQUIRE(got.size() ==
+                        std::min<std::size_t>(static_cast<std::size_t>(count), ref.size()));
                 std::set<Member> distinct;
                 for (const auto& [gm, gs] : got) distinct.insert(gm);
                 REQUIRE(distinct.size() == got.size());
@@ -420,7 +422,8 @@ void run_model(const model_config& cfg) {
             const auto before = ref.scores;
             std::size_t steps = 0;
             do {
-                cursor = s.scan(cursor, 1 + rng() % 20, [&](const auto& e) { seen.insert(Member(e.member)); });
+                cursor = s.scan(cursor, 1 + rng() % 20,
+                                [&](const auto& e) { seen.insert(Member(e.member)); });
                 // mutate between calls: members added now need not be seen; removed ones are
                 // excluded from the requirement below
                 if (rng() % 2) {
@@ -449,7 +452,8 @@ void run_model(const model_config& cfg) {
             s.shrink_to_fit();
             bool fits = s.size() <= cfg.opts.max_listpack_entries;
             for (const auto& e : s)
-                if (zset::detail::member_size<Member>(e.member) > cfg.opts.max_listpack_value) fits = false;
+                if (zset::detail::member_size<Member>(e.member) > cfg.opts.max_listpack_value)
+                    fits = false;
             if (s.empty()) fits = true;
             REQUIRE(s.encoding() == (fits ? zset::encoding::listpack : zset::encoding::skiplist));
             largest = s.size();

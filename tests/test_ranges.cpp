@@ -1,11 +1,10 @@
 // ZRANGE by rank / score / lex, their REV forms, LIMIT, ZCOUNT, ZLEXCOUNT.
-#include <zset/zset.hpp>
-
 #include <limits>
 #include <string>
 #include <vector>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 namespace {
 using bound = zset::score_bound<double>;
@@ -19,7 +18,9 @@ std::vector<std::string> members(const Range& r) {
 }
 using names = std::vector<std::string>;
 
-zset::sorted_set<> abcde() { return {{"a", 1}, {"b", 2}, {"c", 3}, {"d", 4}, {"e", 5}}; }
+zset::sorted_set<> abcde() {
+    return {{"a", 1}, {"b", 2}, {"c", 3}, {"d", 4}, {"e", 5}};
+}
 }  // namespace
 
 TEST_CASE("rank ranges follow Redis's index rules", "[ranges]") {
@@ -28,9 +29,9 @@ TEST_CASE("rank ranges follow Redis's index rules", "[ranges]") {
     REQUIRE(members(s.range_by_rank(1, 2)) == names{"b", "c"});
     REQUIRE(members(s.range_by_rank(-2, -1)) == names{"d", "e"});
     REQUIRE(members(s.range_by_rank(-100, 1)) == names{"a", "b"});  // start clamps to 0
-    REQUIRE(members(s.range_by_rank(3, 100)) == names{"d", "e"});    // stop clips
-    REQUIRE(s.range_by_rank(3, 2).empty());                          // start > stop
-    REQUIRE(s.range_by_rank(5, 10).empty());                         // start >= size
+    REQUIRE(members(s.range_by_rank(3, 100)) == names{"d", "e"});   // stop clips
+    REQUIRE(s.range_by_rank(3, 2).empty());                         // start > stop
+    REQUIRE(s.range_by_rank(5, 10).empty());                        // start >= size
     REQUIRE(s.range_by_rank(-100, -50).empty());
     REQUIRE(members(s.rev_range_by_rank(0, 1)) == names{"e", "d"});
     REQUIRE(members(s.rev_range_by_rank(-1, -1)) == names{"a"});
@@ -42,9 +43,12 @@ TEST_CASE("rank ranges follow Redis's index rules", "[ranges]") {
 
 TEST_CASE("score ranges: inclusive, exclusive, infinite ends", "[ranges]") {
     const auto s = abcde();
-    REQUIRE(members(s.range_by_score({bound::inclusive(2), bound::inclusive(4)})) == names{"b", "c", "d"});
-    REQUIRE(members(s.range_by_score({bound::exclusive_of(2), bound::inclusive(4)})) == names{"c", "d"});
-    REQUIRE(members(s.range_by_score({bound::inclusive(2), bound::exclusive_of(4)})) == names{"b", "c"});
+    REQUIRE(members(s.range_by_score({bound::inclusive(2), bound::inclusive(4)})) ==
+            names{"b", "c", "d"});
+    REQUIRE(members(s.range_by_score({bound::exclusive_of(2), bound::inclusive(4)})) ==
+            names{"c", "d"});
+    REQUIRE(members(s.range_by_score({bound::inclusive(2), bound::exclusive_of(4)})) ==
+            names{"b", "c"});
     REQUIRE(members(s.range_by_score({bound::lowest(), bound::inclusive(1)})) == names{"a"});
     REQUIRE(members(s.range_by_score({bound::exclusive_of(4), bound::highest()})) == names{"e"});
     REQUIRE(s.range_by_score({bound::inclusive(3), bound::exclusive_of(3)}).empty());
@@ -59,7 +63,7 @@ TEST_CASE("LIMIT offset count", "[ranges]") {
     const auto all = zset::score_range<double>::all();
     REQUIRE(members(s.range_by_score(all, {1, 2})) == names{"b", "c"});
     REQUIRE(members(s.range_by_score(all, {3, -1})) == names{"d", "e"});  // negative count: all
-    REQUIRE(s.range_by_score(all, {-1, 2}).empty());                        // negative offset: none
+    REQUIRE(s.range_by_score(all, {-1, 2}).empty());                      // negative offset: none
     REQUIRE(s.range_by_score(all, {10, 2}).empty());
     REQUIRE(s.range_by_score(all, {0, 0}).empty());
     // REV: the offset counts from the top
@@ -71,11 +75,14 @@ TEST_CASE("LIMIT offset count", "[ranges]") {
 TEST_CASE("lex ranges over equal scores", "[ranges]") {
     zset::sorted_set<> s;
     for (const char* m : {"a", "b", "c", "d", "e", "f", "g"}) s.add(m, 0);
-    REQUIRE(members(s.range_by_lex({lex::minus_infinity(), lex::inclusive("c")})) == names{"a", "b", "c"});
-    REQUIRE(members(s.range_by_lex({lex::minus_infinity(), lex::exclusive("c")})) == names{"a", "b"});
+    REQUIRE(members(s.range_by_lex({lex::minus_infinity(), lex::inclusive("c")})) ==
+            names{"a", "b", "c"});
+    REQUIRE(members(s.range_by_lex({lex::minus_infinity(), lex::exclusive("c")})) ==
+            names{"a", "b"});
     REQUIRE(members(s.range_by_lex({lex::exclusive("aaa"), lex::exclusive("g")})) ==
             names{"b", "c", "d", "e", "f"});
-    REQUIRE(members(s.range_by_lex({lex::inclusive("f"), lex::plus_infinity()})) == names{"f", "g"});
+    REQUIRE(members(s.range_by_lex({lex::inclusive("f"), lex::plus_infinity()})) ==
+            names{"f", "g"});
     REQUIRE(s.range_by_lex({lex::plus_infinity(), lex::minus_infinity()}).empty());
     REQUIRE(s.range_by_lex({lex::plus_infinity(), lex::plus_infinity()}).empty());
     REQUIRE(s.lex_count({lex::minus_infinity(), lex::plus_infinity()}) == 7);

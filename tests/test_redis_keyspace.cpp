@@ -40,22 +40,38 @@ TEST_CASE("glob_match follows Redis stringmatchlen", "[redis][keyspace]") {
         bool nocase, match;
     };
     const row rows[] = {
-        {"*", "anything", false, true},      {"*", "", false, false},
-        {"", "", false, true},               {"a*", "abc", false, true},
-        {"a*", "bac", false, false},         {"*c", "abc", false, true},
-        {"a?c", "abc", false, true},         {"a?c", "ac", false, false},
-        {"[abc]", "b", false, true},         {"[^abc]", "b", false, false},
-        {"[^abc]", "d", false, true},        {"[a-c]x", "bx", false, true},
-        {"[c-a]x", "bx", false, true},       {"[a-c]", "d", false, false},
-        {"\\*", "*", false, true},           {"\\*", "a", false, false},
-        {"[\\]]", "]", false, true},         {"[a-", "-", false, true}, 
-        {"[a-", "a", false, true},           {"[", "x", false, false},
-        {"ABC", "abc", true, true},          {"ABC", "abc", false, false},
-        {"[A-C]", "b", true, true},          {"m?", "m1", false, true},
-        {"*\0*"sv, "a\0b"sv, false, true},   {"a*b*c", "aXbYc", false, true},
-        {"a*b*c", "aXbY", false, false},     {"**", "x", false, true},
-        {"\\", "\\", false, true},           {"?*?", "ab", false, true},
-        {"?*?", "a", false, false},          {"[a-\xff]", "\x80", false, false},
+        {"*", "anything", false, true},
+        {"*", "", false, false},
+        {"", "", false, true},
+        {"a*", "abc", false, true},
+        {"a*", "bac", false, false},
+        {"*c", "abc", false, true},
+        {"a?c", "abc", false, true},
+        {"a?c", "ac", false, false},
+        {"[abc]", "b", false, true},
+        {"[^abc]", "b", false, false},
+        {"[^abc]", "d", false, true},
+        {"[a-c]x", "bx", false, true},
+        {"[c-a]x", "bx", false, true},
+        {"[a-c]", "d", false, false},
+        {"\\*", "*", false, true},
+        {"\\*", "a", false, false},
+        {"[\\]]", "]", false, true},
+        {"[a-", "-", false, true},
+        {"[a-", "a", false, true},
+        {"[", "x", false, false},
+        {"ABC", "abc", true, true},
+        {"ABC", "abc", false, false},
+        {"[A-C]", "b", true, true},
+        {"m?", "m1", false, true},
+        {"*\0*"sv, "a\0b"sv, false, true},
+        {"a*b*c", "aXbYc", false, true},
+        {"a*b*c", "aXbY", false, false},
+        {"**", "x", false, true},
+        {"\\", "\\", false, true},
+        {"?*?", "ab", false, true},
+        {"?*?", "a", false, false},
+        {"[a-\xff]", "\x80", false, false},
     };
     for (const row& r : rows) {
         INFO("pattern " << std::string(r.pattern) << " text " << std::string(r.text));
@@ -133,8 +149,7 @@ TEST_CASE("keyspace: ZRANGE family", "[redis][keyspace]") {
     CHECK(exec(ks, {"ZRANGE", "k", "-1", "-1", "WITHSCORES"}) == "*2\r\n$1\r\nd\r\n$1\r\n4\r\n");
     CHECK(exec(ks, {"ZRANGE", "k", "(1", "3", "BYSCORE", "LIMIT", "1", "5"}) ==
           "*1\r\n$1\r\nc\r\n");
-    CHECK(exec(ks, {"ZRANGE", "k", "3", "(1", "BYSCORE", "REV"}) ==
-          "*2\r\n$1\r\nc\r\n$1\r\nb\r\n");
+    CHECK(exec(ks, {"ZRANGE", "k", "3", "(1", "BYSCORE", "REV"}) == "*2\r\n$1\r\nc\r\n$1\r\nb\r\n");
     CHECK(exec(ks, {"ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "0", "1"}) ==
           "*1\r\n$1\r\na\r\n");
     CHECK(exec(ks, {"ZREVRANGEBYSCORE", "k", "+inf", "-inf", "LIMIT", "1", "2"}) ==
@@ -170,7 +185,8 @@ TEST_CASE("keyspace: ZRANGE family", "[redis][keyspace]") {
 TEST_CASE("keyspace: lex ranges over equal scores", "[redis][keyspace]") {
     zr::keyspace ks;
     exec(ks, {"ZADD", "l", "0", "a", "0", "b", "0", "c", "0", "\xff", "0", ""});
-    CHECK(exec(ks, {"ZRANGEBYLEX", "l", "[b", "+"}) == "*3\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\n\xff\r\n");
+    CHECK(exec(ks, {"ZRANGEBYLEX", "l", "[b", "+"}) ==
+          "*3\r\n$1\r\nb\r\n$1\r\nc\r\n$1\r\n\xff\r\n");
     CHECK(exec(ks, {"ZREVRANGEBYLEX", "l", "(c", "-", "LIMIT", "1", "1"}) == "*1\r\n$1\r\na\r\n");
     CHECK(exec(ks, {"ZRANGE", "l", "(", "[a", "BYLEX"}) == "*1\r\n$1\r\na\r\n");
     CHECK(exec(ks, {"ZREMRANGEBYLEX", "l", "[a", "(c"}) == ":2\r\n");
@@ -283,8 +299,7 @@ TEST_CASE("keyspace: ZRANDMEMBER", "[redis][keyspace]") {
           "9223372036854775807\r\n");
 }
 
-TEST_CASE("keyspace: ZSCAN walks every member once the cursor returns to 0",
-          "[redis][keyspace]") {
+TEST_CASE("keyspace: ZSCAN walks every member once the cursor returns to 0", "[redis][keyspace]") {
     zr::keyspace ks;
     std::vector<std::string> add{"ZADD", "big"};
     for (int i = 0; i < 500; ++i) {
@@ -371,8 +386,8 @@ TEST_CASE("keyspace: encodings follow the thresholds in force", "[redis][keyspac
     exec(ks, {"ZREM", "k", "c", "b"});  // never converts back
     CHECK(encoding_of(ks, "k") == "$8\r\nskiplist\r\n");
     // Raising the limit later does not touch existing sets; new ones use it.
-    CHECK(exec(ks, {"CONFIG", "SET", "zset-max-listpack-entries", "128",
-                    "zset-max-listpack-value", "4"}) == "+OK\r\n");
+    CHECK(exec(ks, {"CONFIG", "SET", "zset-max-listpack-entries", "128", "zset-max-listpack-value",
+                    "4"}) == "+OK\r\n");
     exec(ks, {"ZADD", "v", "1", "abcd"});
     CHECK(encoding_of(ks, "v") == "$8\r\nlistpack\r\n");
     exec(ks, {"ZADD", "v", "1", "abcde"});
@@ -440,7 +455,8 @@ TEST_CASE("keyspace: generic commands, dispatch errors and RESP3", "[redis][keys
     zr::session s = ks.make_session();
     CHECK(exec(ks, s, {"PING"}) == "+PONG\r\n");
     CHECK(exec(ks, s, {"PING", "x"}) == "$1\r\nx\r\n");
-    CHECK(exec(ks, s, {"PING", "x", "y"}) == "-ERR wrong number of arguments for 'ping' command\r\n");
+    CHECK(exec(ks, s, {"PING", "x", "y"}) ==
+          "-ERR wrong number of arguments for 'ping' command\r\n");
     CHECK(exec(ks, s, {"ECHO", "hi"}) == "$2\r\nhi\r\n");
     CHECK(exec(ks, s, {"SELECT", "0"}) == "+OK\r\n");
     CHECK(exec(ks, s, {"SELECT", "1"}) == "-ERR DB index is out of range\r\n");
@@ -476,7 +492,8 @@ TEST_CASE("keyspace: generic commands, dispatch errors and RESP3", "[redis][keys
     exec(ks, s, {"ZADD", "z", "1.5", "a"});
     CHECK(exec(ks, s, {"ZSCORE", "z", "a"}) == ",1.5\r\n");
     CHECK(exec(ks, s, {"ZSCORE", "z", "b"}) == "_\r\n");
-    CHECK(exec(ks, s, {"CONFIG", "GET", "appendonly"}) == "%1\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
+    CHECK(exec(ks, s, {"CONFIG", "GET", "appendonly"}) ==
+          "%1\r\n$10\r\nappendonly\r\n$2\r\nno\r\n");
     CHECK(exec(ks, s, {"COMMAND", "COUNT"}) ==
           ":" + std::to_string(std::size(zr::detail::command_table)) + "\r\n");
     const zr::reply info = ks.run({"COMMAND", "INFO", "zadd", "nosuch"});

@@ -1,12 +1,11 @@
 // ZSCAN cursor guarantees and ZRANDMEMBER properties.
-#include <zset/zset.hpp>
-
 #include <map>
 #include <random>
 #include <set>
 #include <string>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 TEST_CASE("scan in listpack mode returns everything at once", "[scan]") {
     zset::sorted_set<> s{{"a", 1}, {"b", 2}};
@@ -55,7 +54,8 @@ TEST_CASE("scan survives a conversion between calls", "[scan]") {
     for (const auto& e : s) REQUIRE(seen.count(std::string(e.member)) == 1);
 }
 
-TEST_CASE("random_members: distinct for positive counts, with replacement for negative", "[random]") {
+TEST_CASE("random_members: distinct for positive counts, with replacement for negative",
+          "[random]") {
     std::mt19937_64 rng(7);
     zset::sorted_set<> s;
     for (int i = 0; i < 300; ++i) s.add("m" + std::to_string(i), i);

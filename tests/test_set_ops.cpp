@@ -1,6 +1,4 @@
 // ZUNION / ZINTER / ZDIFF / ZINTERCARD.
-#include <zset/zset.hpp>
-
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -8,6 +6,7 @@
 #include <vector>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 namespace {
 using set = zset::sorted_set<>;
@@ -24,7 +23,8 @@ TEST_CASE("union sums by default and honours weights and aggregate", "[set_ops]"
     const set a{{"x", 1}, {"y", 2}};
     const set b{{"y", 10}, {"z", 3}};
     REQUIRE(items(zset::set_union<set>(inputs{&a, &b})) == list{{"x", 1}, {"z", 3}, {"y", 12}});
-    REQUIRE(items(zset::set_union<set>(inputs{&a, &b}, {2, 1})) == list{{"x", 2}, {"z", 3}, {"y", 14}});
+    REQUIRE(items(zset::set_union<set>(inputs{&a, &b}, {2, 1})) ==
+            list{{"x", 2}, {"z", 3}, {"y", 14}});
     REQUIRE(items(zset::set_union<set>(inputs{&a, &b}, {}, zset::aggregate::min)) ==
             list{{"x", 1}, {"y", 2}, {"z", 3}});
     REQUIRE(items(zset::set_union<set>(inputs{&a, &b}, {}, zset::aggregate::max)) ==

@@ -9,8 +9,6 @@
 // ZSET_SOAK_MEMBERS overrides the member count (e.g. 1000000 for a quicker run). The reference
 // is a score per member id (NaN = absent), i.e. a member -> score map indexed by number; member
 // strings are "soak:<id>".
-#include <zset/zset.hpp>
-
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -21,10 +19,13 @@
 #include <vector>
 
 #include "zset_catch.hpp"
+#include <zset/zset.hpp>
 
 namespace {
 
-std::string name_of(std::uint64_t id) { return "soak:" + std::to_string(id); }
+std::string name_of(std::uint64_t id) {
+    return "soak:" + std::to_string(id);
+}
 
 std::uint64_t id_of(std::string_view member) {
     REQUIRE(member.substr(0, 5) == "soak:");
@@ -120,7 +121,8 @@ TEST_CASE("soak: 10^7 members through insert / update / erase / pop cycles", "[s
             if (i % 2 == 0) {
                 const double sc = random_score();
                 const auto st = s.add(name_of(id), sc);
-                REQUIRE(st == (sc == ref.score[id] ? zset::add_status::unchanged : zset::add_status::updated));
+                REQUIRE(st == (sc == ref.score[id] ? zset::add_status::unchanged
+                                                   : zset::add_status::updated));
                 ref.score[id] = sc;
             } else {
                 const double delta = static_cast<double>(rng() % 2001) - 1000.0;
@@ -149,7 +151,9 @@ TEST_CASE("soak: 10^7 members through insert / update / erase / pop cycles", "[s
                 const std::uint64_t id = id_of(got[j].first);
                 REQUIRE(ref.present(id));
                 REQUIRE(ref.score[id] == got[j].second);
-                if (j > 0) REQUIRE((min ? !(got[j].second < got[j - 1].second) : !(got[j - 1].second < got[j].second)));
+                if (j > 0)
+                    REQUIRE((min ? !(got[j].second < got[j - 1].second)
+                                 : !(got[j - 1].second < got[j].second)));
                 ref.score[id] = std::numeric_limits<double>::quiet_NaN();
                 --ref.alive;
             }
@@ -175,7 +179,7 @@ TEST_CASE("soak: 10^7 members through insert / update / erase / pop cycles", "[s
     REQUIRE(s.validate());
     compare(s, ref);
     const double seconds = std::chrono::duration<double>(clock::now() - started).count();
-    WARN("soak: " << next_id << " members inserted, " << updates << " updates, " << erases << " erases, "
-                  << pops << " popped; " << s.size() << " left, " << s.memory_usage() / (1024 * 1024)
-                  << " MiB; " << seconds << " s");
+    WARN("soak: " << next_id << " members inserted, " << updates << " updates, " << erases
+                  << " erases, " << pops << " popped; " << s.size() << " left, "
+                  << s.memory_usage() / (1024 * 1024) << " MiB; " << seconds << " s");
 }

@@ -19,15 +19,6 @@
 //    requests wait in the socket), and is disconnected if a single batch of replies leaves more
 //    than --max-output-mb (default 512) unsent;
 //  - at most --maxclients connections (default 10000).
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <signal.h>
-#include <sys/epoll.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -40,6 +31,15 @@
 #include <unordered_map>
 #include <vector>
 
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <zset/redis.hpp>
 
 namespace {
@@ -48,7 +48,9 @@ namespace zr = zset::redis;
 using clock_type = std::chrono::steady_clock;
 
 volatile sig_atomic_t g_stop = 0;
-void on_signal(int) { g_stop = 1; }
+void on_signal(int) {
+    g_stop = 1;
+}
 
 struct config {
     std::string bind = "127.0.0.1";
@@ -67,10 +69,10 @@ struct client {
     zr::session sess;
     std::string out;
     std::size_t out_pos = 0;
-    bool closing = false;         // close once the output is sent
-    bool epollout = false;        // EPOLLOUT registered
-    bool epollin = true;          // EPOLLIN registered
-    bool resume_queued = false;   // in server::resume_ (parsed commands wait to run)
+    bool closing = false;        // close once the output is sent
+    bool epollout = false;       // EPOLLOUT registered
+    bool epollin = true;         // EPOLLIN registered
+    bool resume_queued = false;  // in server::resume_ (parsed commands wait to run)
     // Blocking state.
     bool blocked = false;
     std::vector<std::string> blocked_argv;
@@ -456,10 +458,10 @@ bool parse_size(const char* s, std::size_t& out) {
 }
 
 int usage() {
-    std::fprintf(stderr,
-                 "usage: zset-server [--port N] [--bind ADDR] [--double-format shortest|17g]\n"
-                 "                   [--zset-max-listpack-entries N] [--zset-max-listpack-value N]\n"
-                 "                   [--maxclients N] [--max-output-mb N]\n");
+    std::fprintf(
+        stderr, "usage: zset-server [--port N] [--bind ADDR] [--double-format shortest|17g]\n"
+                "                   [--zset-max-listpack-entries N] [--zset-max-listpack-value N]\n"
+                "                   [--maxclients N] [--max-output-mb N]\n");
     return 2;
 }
 
@@ -477,9 +479,12 @@ int main(int argc, char** argv) {
             cfg.bind = argv[i + 1];
         } else if (a == "--double-format" && has_value) {
             const std::string f = argv[i + 1];
-            if (f == "shortest") cfg.ks.double_format = zr::format_style::shortest;
-            else if (f == "17g") cfg.ks.double_format = zr::format_style::percent17g;
-            else return usage();
+            if (f == "shortest")
+                cfg.ks.double_format = zr::format_style::shortest;
+            else if (f == "17g")
+                cfg.ks.double_format = zr::format_style::percent17g;
+            else
+                return usage();
         } else if (a == "--zset-max-listpack-entries" && has_value && parse_size(argv[i + 1], n)) {
             cfg.ks.zset_max_listpack_entries = n;
         } else if (a == "--zset-max-listpack-value" && has_value && parse_size(argv[i + 1], n)) {

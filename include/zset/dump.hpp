@@ -52,8 +52,8 @@ inline constexpr bool byte_order_v =
 /// True when the set iterates exactly in the order the codec reads and writes, with double
 /// scores: it can then be streamed to the writer and built straight from the reader's output.
 template <class Set>
-inline constexpr bool codec_order_v = std::is_same_v<typename Set::score_type, double> &&
-                                      byte_order_v<typename Set::member_compare>;
+inline constexpr bool codec_order_v =
+    std::is_same_v<typename Set::score_type, double>&& byte_order_v<typename Set::member_compare>;
 
 }  // namespace dump_restore
 }  // namespace detail

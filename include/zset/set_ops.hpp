@@ -60,24 +60,24 @@ Score weighted(Score score, Score weight) noexcept {
 template <class Score>
 void combine(Score& acc, Score v, aggregate agg) noexcept {
     switch (agg) {
-        case aggregate::sum:
-            acc = add(acc, v);
-            if constexpr (std::is_floating_point_v<Score>)
-                if (std::isnan(acc)) acc = Score{0};
-            break;
-        case aggregate::min:
-            acc = v < acc ? v : acc;
-            break;
-        case aggregate::max:
-            acc = v > acc ? v : acc;
-            break;
+    case aggregate::sum:
+        acc = add(acc, v);
+        if constexpr (std::is_floating_point_v<Score>)
+            if (std::isnan(acc)) acc = Score{0};
+        break;
+    case aggregate::min:
+        acc = v < acc ? v : acc;
+        break;
+    case aggregate::max:
+        acc = v > acc ? v : acc;
+        break;
     }
 }
 
 /// The inputs with their weights, smallest cardinality first (stable for equal sizes).
 template <class Set, class SetRange>
-std::vector<std::pair<const Set*, typename Set::score_type>> weighted_inputs(
-    const SetRange& sets, const std::vector<typename Set::score_type>& weights) {
+std::vector<std::pair<const Set*, typename Set::score_type>>
+weighted_inputs(const SetRange& sets, const std::vector<typename Set::score_type>& weights) {
     using Score = typename Set::score_type;
     std::vector<std::pair<const Set*, Score>> in;
     std::size_t i = 0;

@@ -110,15 +110,15 @@ class sorted_set {
     using alloc_traits = std::allocator_traits<Allocator>;
     static constexpr bool byte_members = detail::is_byte_string_v<Member>;
     template <class It>
-    using if_iterator = std::enable_if_t<
-        std::is_base_of_v<std::input_iterator_tag,
-                          typename std::iterator_traits<It>::iterator_category>,
-        int>;
+    using if_iterator =
+        std::enable_if_t<std::is_base_of_v<std::input_iterator_tag,
+                                           typename std::iterator_traits<It>::iterator_category>,
+                         int>;
     template <class It>
-    using if_forward_iterator = std::enable_if_t<
-        std::is_base_of_v<std::forward_iterator_tag,
-                          typename std::iterator_traits<It>::iterator_category>,
-        int>;
+    using if_forward_iterator =
+        std::enable_if_t<std::is_base_of_v<std::forward_iterator_tag,
+                                           typename std::iterator_traits<It>::iterator_category>,
+                         int>;
 
 public:
     using member_type = Member;
@@ -240,8 +240,8 @@ public:
     /// Copies elements, options and encoding. O(n). The allocator comes from
     /// select_on_container_copy_construction.
     sorted_set(const sorted_set& other)
-        : sorted_set(other, alloc_traits::select_on_container_copy_construction(
-                                other.get_allocator())) {}
+        : sorted_set(other,
+                     alloc_traits::select_on_container_copy_construction(other.get_allocator())) {}
     sorted_set(const sorted_set& other, const Allocator& alloc)
         : opts_(other.opts_), list_(alloc), index_(alloc), hash_(other.hash_), eq_(other.eq_),
           less_(other.less_) {
@@ -386,7 +386,8 @@ public:
         const probe k = make_probe(member);
         const position pos = locate(k);
         if (!pos.n) return false;
-        erase_at(pos.n, pos.i, pos.i + 1);
+        if (skiplist_mode_) index_.erase(index_type::tag_of(k.hash), pos.n->id);  // hash known
+        release(pos.n, pos.i, pos.i + 1);
         return true;
     }
 
@@ -402,7 +403,7 @@ public:
         return erase(members.begin(), members.end());
     }
 
-    // ---- lookups ----------------------------------------------------------------------------------
+    // ---- lookups --------------------------------------------------------------------------------
 
     /// ZSCORE. Expected O(1) in skiplist mode, O(n/16) in listpack mode. Never throws.
     std::optional<Score> score(key_view member) const noexcept {
@@ -434,7 +435,9 @@ public:
     /// ZCARD. O(1).
     size_type size() const noexcept { return list_.size(); }
     bool empty() const noexcept { return size() == 0; }
-    size_type max_size() const noexcept { return std::numeric_limits<std::uint32_t>::max() * block_max_entries; }
+    size_type max_size() const noexcept {
+        return std::numeric_limits<std::uint32_t>::max() * block_max_entries;
+    }
 
     /// ZRANK: 0-based rank in ascending order. O(log n), no key comparisons beyond the lookup.
     std::optional<size_type> rank(key_view member) const noexcept {
@@ -472,7 +475,7 @@ public:
         return hi - lo;
     }
 
-    // ---- ranges -----------------------------------------------------------------------------------
+    // ---- ranges ---------------------------------------------------------------------------------
 
     /// ZRANGE key start stop: ranks with Redis's negative indices (-1 = last), clamped.
     /// O(log n) to create, O(1) per step.
@@ -493,7 +496,8 @@ public:
     }
     /// ZREVRANGEBYSCORE key max min [LIMIT offset count]: descending; the offset counts from
     /// the highest element.
-    reverse_range rev_range_by_score(const score_range<Score>& range, limit lim = {}) const noexcept {
+    reverse_range rev_range_by_score(const score_range<Score>& range,
+                                     limit lim = {}) const noexcept {
         const auto [lo, hi] = score_ranks(range);
         const auto [a, b] = apply_limit_reverse(lo, hi, lim);
         return reverse_view(a, b);
@@ -511,7 +515,7 @@ public:
         return reverse_view(a, b);
     }
 
-    // ---- range removal -----------------------------------------------------------------------------
+    // ---- range removal --------------------------------------------------------------------------
 
     /// ZREMRANGEBYRANK key start stop. O(log n + m). \returns the number removed. Never throws.
     size_type erase_range_by_rank(long long start, long long stop) noexcept {
@@ -599,21 +603,22 @@ public:
         std::uint64_t width = size() == 0 ? span_all : (span_all / size()) * want;
         if (width == 0 || width > span_all) width = span_all;
         const std::uint64_t last = std::min<std::uint64_t>(cursor + width - 1, 0xffffffffu);
-        index_.for_each_in_tag_range(
-            static_cast<std::uint32_t>(cursor), static_cast<std::uint32_t>(last),
-            [&](std::uint32_t tag, std::uint32_t id) {
-                const node* n = list_.by_id(id);
-                const auto fp = static_cast<std::uint8_t>(tag >> 24);
-                for (size_type i = 0; i < n->data.size(); ++i) {
-                    if (n->data.fingerprint(i) != fp) continue;
-                    const key_view m = n->data.member(i);
-                    if (index_type::tag_of(hash_value(m)) == tag) visit(reference{m, n->data.score(i)});
-                }
-            });
+        index_.for_each_in_tag_range(static_cast<std::uint32_t>(cursor),
+                                     static_cast<std::uint32_t>(last),
+                                     [&](std::uint32_t tag, std::uint32_t id) {
+                                         const node* n = list_.by_id(id);
+                                         const auto fp = static_cast<std::uint8_t>(tag >> 24);
+                                         for (size_type i = 0; i < n->data.size(); ++i) {
+                                             if (n->data.fingerprint(i) != fp) continue;
+                                             const key_view m = n->data.member(i);
+                                             if (index_type::tag_of(hash_value(m)) == tag)
+                                                 visit(reference{m, n->data.score(i)});
+                                         }
+                                     });
         return last == 0xffffffffu ? 0 : last + 1;
     }
 
-    // ---- STL side -----------------------------------------------------------------------------------
+    // ---- STL side -------------------------------------------------------------------------------
 
     const_iterator begin() const noexcept { return const_iterator(list_.first(), 0); }
     const_iterator end() const noexcept { return const_iterator(list_.head(), 0); }
@@ -826,20 +831,17 @@ private:
     /// Descends to where (s, m) belongs and inserts it into the list (not the index).
     std::pair<node*, size_type> insert_element(const probe& k, Score s) {
         path p;
-        list_.descend(
-            [&](const node* n) { return node_before(n, s, k.member); },
-            p);
+        list_.descend([&](const node* n) { return node_before(n, s, k.member); }, p);
         auto where = list_.locate(p);
         if (where.target) where.index = where.target->data.lower_bound(s, k.member, less_);
-        return list_.insert(p, where, s, k.member, fingerprint_of(k.hash), limit_entries(),
-                            limit_bytes(), max_height(),
-                            [this](key_view m, Score moved_score, const node* from, const node* to) {
-                                if (!skiplist_mode_) return;
-                                // a batch's new copy of an updated member has no index entry yet
-                                if (transit_ != nullptr && transit_->is_new_copy(m, moved_score))
-                                    return;
-                                index_.replace(index_type::tag_of(hash_value(m)), from->id, to->id);
-                            });
+        return list_.insert(
+            p, where, s, k.member, fingerprint_of(k.hash), limit_entries(), limit_bytes(),
+            max_height(), [this](key_view m, Score moved_score, const node* from, const node* to) {
+                if (!skiplist_mode_) return;
+                // a batch's new copy of an updated member has no index entry yet
+                if (transit_ != nullptr && transit_->is_new_copy(m, moved_score)) return;
+                index_.replace(index_type::tag_of(hash_value(m)), from->id, to->id);
+            });
     }
 
     /// Inserts a new member (list and index). `may_convert` is false inside a batch, which
@@ -866,7 +868,8 @@ private:
         std::pair<node*, size_type> placed;
         ZSET_TRY {
             placed = insert_element(k, s);
-        } ZSET_CATCH_ALL {
+        }
+        ZSET_CATCH_ALL {
             index_.erase(tag, pending_id);
             ZSET_RETHROW;
         }
@@ -950,8 +953,10 @@ private:
                     std::optional<Score> cur;
                     if (pos.n) cur = pos.b.score(pos.i);
                     changes.push_back(change{Member(m), h, cur, cur});
-                    found = slot_of.emplace(key_value(key_view(changes.back().member)),
-                                            changes.size() - 1).first;
+                    found =
+                        slot_of
+                            .emplace(key_value(key_view(changes.back().member)), changes.size() - 1)
+                            .first;
                 }
                 std::optional<Score>& after = changes[found->second].after;
                 if (!after) {
@@ -1016,7 +1021,8 @@ private:
                     insert_element(k, *c.after);
                 ++done;
             }
-        } ZSET_CATCH_ALL {
+        }
+        ZSET_CATCH_ALL {
             transit_ = nullptr;
             if (converted_now) {
                 swap_contents(previous);  // back to the untouched listpack
@@ -1052,9 +1058,7 @@ private:
     /// The element (s, m), found by descending the skiplist (not through the index).
     position find_element(Score s, key_view m) const noexcept {
         path p;
-        list_.descend(
-            [&](const node* n) { return node_before(n, s, m); },
-            p);
+        list_.descend([&](const node* n) { return node_before(n, s, m); }, p);
         const node* x = p.at[0] == list_.head() ? list_.first() : p.at[0];
         size_type i = x->data.lower_bound(s, m, less_);
         if (i == x->data.size()) {
@@ -1098,8 +1102,7 @@ private:
             list_.descend([](const node*) { return false; }, p);
         } else {
             const auto fx = first_key(x);
-            list_.descend([&](const node* n) { return node_before(n, fx.first, fx.second); },
-                          p);
+            list_.descend([&](const node* n) { return node_before(n, fx.first, fx.second); }, p);
         }
         list_.erase(p, mut(x), first, last);
     }
@@ -1110,6 +1113,11 @@ private:
             for (size_type i = first; i < last; ++i)
                 index_.erase(index_type::tag_of(hash_value(x->data.member(i))), x->id);
         }
+        release(x, first, last);
+    }
+    /// Removes [first, last) of node x from the list, already out of the index; an emptied
+    /// set returns to its initial state (listpack mode, nothing allocated). Never throws.
+    void release(const node* x, size_type first, size_type last) noexcept {
         erase_in_list(x, first, last);
         if (empty()) clear();
     }
@@ -1148,20 +1156,23 @@ private:
         path p;
         list_.descend(
             [&](const node* n) {
-                return goes_before(n->first_score, [n]() -> key_view { return n->data.member_at(0, 0); });
+                return goes_before(n->first_score,
+                                   [n]() -> key_view { return n->data.member_at(0, 0); });
             },
             p);
         const node* x = p.at[0];
         if (x == list_.head()) return 0;
         const size_type i = x->data.partition_point([&](size_type j) {
-            return goes_before(x->data.score(j), [x, j]() -> key_view { return x->data.member(j); });
+            return goes_before(x->data.score(j),
+                               [x, j]() -> key_view { return x->data.member(j); });
         });
         return p.rank[0] + i;
     }
 
     std::pair<size_type, size_type> score_ranks(const score_range<Score>& r) const noexcept {
         if constexpr (std::is_floating_point_v<Score>)
-            if (std::isnan(r.min.value) || std::isnan(r.max.value)) return {0, 0};  // matches nothing
+            if (std::isnan(r.min.value) || std::isnan(r.max.value))
+                return {0, 0};  // matches nothing
         const size_type lo = count_before([&](Score s, const auto&) {
             return r.min.exclusive ? !(r.min.value < s) : s < r.min.value;
         });
@@ -1176,20 +1187,28 @@ private:
         const auto before_min = [&](Score, const auto& member_of) {
             const key_view m = member_of();
             switch (r.min.type) {
-                case kind::inclusive: return less_(m, key_view(r.min.value));
-                case kind::exclusive: return !less_(key_view(r.min.value), m);
-                case kind::minus_infinity: return false;
-                case kind::plus_infinity: return true;
+            case kind::inclusive:
+                return less_(m, key_view(r.min.value));
+            case kind::exclusive:
+                return !less_(key_view(r.min.value), m);
+            case kind::minus_infinity:
+                return false;
+            case kind::plus_infinity:
+                return true;
             }
             return false;
         };
         const auto before_max_end = [&](Score, const auto& member_of) {
             const key_view m = member_of();
             switch (r.max.type) {
-                case kind::inclusive: return !less_(key_view(r.max.value), m);
-                case kind::exclusive: return less_(m, key_view(r.max.value));
-                case kind::minus_infinity: return false;
-                case kind::plus_infinity: return true;
+            case kind::inclusive:
+                return !less_(key_view(r.max.value), m);
+            case kind::exclusive:
+                return less_(m, key_view(r.max.value));
+            case kind::minus_infinity:
+                return false;
+            case kind::plus_infinity:
+                return true;
             }
             return false;
         };
@@ -1208,7 +1227,8 @@ private:
         return {static_cast<size_type>(start), static_cast<size_type>(stop) + 1};
     }
 
-    static std::pair<size_type, size_type> apply_limit(size_type lo, size_type hi, limit lim) noexcept {
+    static std::pair<size_type, size_type> apply_limit(size_type lo, size_type hi,
+                                                       limit lim) noexcept {
         if (lim.offset < 0) return {lo, lo};
         const auto off = static_cast<unsigned long long>(lim.offset);
         const size_type a = off >= hi - lo ? hi : lo + static_cast<size_type>(off);
@@ -1275,33 +1295,34 @@ private:
         index_type fresh_index(get_allocator());
         if (as_skiplist) fresh_index.reserve(n);
         const size_type max_entries = as_skiplist ? block_max_entries : n;
-        const size_type max_bytes = as_skiplist ? block_max_bytes : std::numeric_limits<size_type>::max();
+        const size_type max_bytes =
+            as_skiplist ? block_max_bytes : std::numeric_limits<size_type>::max();
         while (first != last) {
             // one block: up to max_entries elements and (softly) max_bytes member bytes
             It chunk_end = first;
             size_type count = 0, heap = 0;
             while (chunk_end != last && count < max_entries) {
-                const size_type need =
-                    block_type::heap_need(key_view(element_member(*chunk_end)));
+                const size_type need = block_type::heap_need(key_view(element_member(*chunk_end)));
                 if (count > 0 && heap + need > max_bytes) break;
                 heap += need;
                 ++count;
                 ++chunk_end;
             }
-            node* made = fresh.append_node(count, heap, as_skiplist ? list_type::max_level : 1,
-                                           [&](block_type b) {
-                for (It it = first; it != chunk_end; ++it) {
-                    const key_view m = key_view(element_member(*it));
-                    const std::uint8_t fp = fingerprint_of(hash_value(m));
-                    if constexpr (byte_members)
-                        b.insert(b.size(), element_score(*it), m, fp);
-                    else
-                        b.insert_object(b.size(), element_score(*it), Member(m), fp);
-                }
-            });
+            node* made = fresh.append_node(
+                count, heap, as_skiplist ? list_type::max_level : 1, [&](block_type b) {
+                    for (It it = first; it != chunk_end; ++it) {
+                        const key_view m = key_view(element_member(*it));
+                        const std::uint8_t fp = fingerprint_of(hash_value(m));
+                        if constexpr (byte_members)
+                            b.insert(b.size(), element_score(*it), m, fp);
+                        else
+                            b.insert_object(b.size(), element_score(*it), Member(m), fp);
+                    }
+                });
             if (as_skiplist) {
                 for (size_type i = 0; i < made->data.size(); ++i)
-                    fresh_index.insert(index_type::tag_of(hash_value(made->data.member(i))), made->id);
+                    fresh_index.insert(index_type::tag_of(hash_value(made->data.member(i))),
+                                       made->id);
             }
             first = chunk_end;
         }

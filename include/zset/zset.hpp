@@ -3,8 +3,8 @@
 #pragma once
 
 #include "common.hpp"
-#include "sorted_set.hpp"
 #include "set_ops.hpp"
+#include "sorted_set.hpp"
 #if __has_include("version.hpp")
 #include "version.hpp"
 #endif

@@ -19,9 +19,8 @@
 // Exit status: 0 pass, 1 failure, 77 skipped (no redis-server). Environment: ZSET_LIVE_SEED
 // (default: random, printed), ZSET_LIVE_SETS (sets per direction, default 600),
 // ZSET_REDIS_SERVER (server binary, if not given as the argument).
-#include <hiredis/hiredis.h>
-
 #include <fcntl.h>
+#include <hiredis/hiredis.h>
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
@@ -175,10 +174,9 @@ private:
         port_ = free_port();
         const std::string port = std::to_string(port_);
         const std::string log = dir + "/redis.log";
-        std::vector<std::string> args = {binary,  "--port",       port,  "--bind",   "127.0.0.1",
-                                         "--save", "",            "--appendonly", "no",
-                                         "--dir",  dir,           "--logfile",    log,
-                                         "--daemonize", "no"};
+        std::vector<std::string> args = {
+            binary, "--port", port, "--bind",    "127.0.0.1", "--save",      "",  "--appendonly",
+            "no",   "--dir",  dir,  "--logfile", log,         "--daemonize", "no"};
         std::vector<char*> argv;
         for (auto& a : args) argv.push_back(a.data());
         argv.push_back(nullptr);
@@ -289,7 +287,8 @@ struct generator {
             m = std::to_string(static_cast<long long>(rng() >> 1) - (1LL << 62));
             break;
         case 2: {  // exactly 64 or 65 bytes (the default value threshold and one over)
-            const std::size_t len = max_len >= 65 ? 64 + below(2) : std::min<std::size_t>(64, max_len);
+            const std::size_t len =
+                max_len >= 65 ? 64 + below(2) : std::min<std::size_t>(64, max_len);
             m = std::to_string(i) + "-";
             while (m.size() < len) m.push_back(static_cast<char>('a' + below(26)));
             m.resize(len);
@@ -326,7 +325,8 @@ struct generator {
             return std::isnan(d) ? -0.0 : d;
         }
         case 4:
-            return std::ldexp(static_cast<double>(below(1u << 20)), static_cast<int>(below(80)) - 40);
+            return std::ldexp(static_cast<double>(below(1u << 20)),
+                              static_cast<int>(below(80)) - 40);
         default:
             return static_cast<double>(static_cast<long long>(below(1u << 30))) / 1000.0;
         }
@@ -431,7 +431,8 @@ struct tally {
 void print_tally(const char* title, const tally& t) {
     std::printf("%s: %d sets\n", title, t.sets);
     std::printf("  payloads by RDB version / type:");
-    for (const auto& [vt, n] : t.version_type) std::printf("  v%u/type %u: %d", vt.first, vt.second, n);
+    for (const auto& [vt, n] : t.version_type)
+        std::printf("  v%u/type %u: %d", vt.first, vt.second, n);
     std::printf("\n");
     for (const auto& [k, n] : t.notes) std::printf("  %s: %d\n", k.c_str(), n);
 }
@@ -474,8 +475,8 @@ void zset_to_redis(redis& db, generator& gen, std::size_t sets, tally& t, failur
         const std::string enc = object_encoding(db, "k");
         const std::string want_enc = redis_load_encoding(type, s.size(), longest, 128, 64);
         if (enc != want_enc)
-            fail.add(where + ": OBJECT ENCODING " + enc + ", expected " + want_enc +
-                     " (type " + std::to_string(type) + ")");
+            fail.add(where + ": OBJECT ENCODING " + enc + ", expected " + want_enc + " (type " +
+                     std::to_string(type) + ")");
         ++t.notes["redis encoding after RESTORE: " + enc];
 
         // ZRANGE equals the set. -0.0 survives only a ZSET_2 payload loaded as a skiplist.
@@ -558,8 +559,9 @@ void redis_to_zset(redis& db, generator& gen, std::size_t sets, tally& t, failur
         const std::string where = describe("redis->zset", k, want.size()) + " (thresholds " +
                                   std::to_string(c.entries) + "/" + std::to_string(c.value) + ")";
         ++t.sets;
-        const unsigned version = static_cast<unsigned char>(p[p.size() - 10]) |
-                                 (static_cast<unsigned>(static_cast<unsigned char>(p[p.size() - 9])) << 8);
+        const unsigned version =
+            static_cast<unsigned char>(p[p.size() - 10]) |
+            (static_cast<unsigned>(static_cast<unsigned char>(p[p.size() - 9])) << 8);
         ++t.version_type[{version, type}];
         ++t.notes[std::string("rdbcompression ") + (compression ? "yes" : "no")];
         ++t.notes["redis encoding: " + enc];
@@ -599,16 +601,19 @@ void redis_to_zset(redis& db, generator& gen, std::size_t sets, tally& t, failur
         db.ok({"RESTORE", "r2", "0", p, "REPLACE"});
         const std::string enc2 = object_encoding(db, "r2");
         if (name(ours.encoding()) != enc2)
-            fail.add(where + ": restore() gave " + name(ours.encoding()) + ", Redis RESTORE " + enc2);
+            fail.add(where + ": restore() gave " + name(ours.encoding()) + ", Redis RESTORE " +
+                     enc2);
         else
             ++t.notes["encoding equal to Redis RESTORE's"];
         if (!shrunk && name(ours.encoding()) != enc)
-            fail.add(where + ": restore() gave " + name(ours.encoding()) + ", OBJECT ENCODING " + enc);
+            fail.add(where + ": restore() gave " + name(ours.encoding()) + ", OBJECT ENCODING " +
+                     enc);
 
         // Compressed or not, our dump with the same thresholds reproduces Redis's payload
         // (compression: only the content, as our LZF bytes differ from liblzf's).
         const std::string again = zset::dump(ours);
-        if (!compression && !shrunk && again != p) fail.add(where + ": zset::dump differs from DUMP");
+        if (!compression && !shrunk && again != p)
+            fail.add(where + ": zset::dump differs from DUMP");
         if (compression) {
             if (again != p) ++t.notes["Redis payload LZF-compressed (differs from uncompressed)"];
             if (zset::restore<set_t>(again, zo) != ours) fail.add(where + ": re-dump round trip");
@@ -631,7 +636,8 @@ void edge_cases(redis& db, std::map<std::string, int>& notes, failures& fail) {
         } catch (const rdb::format_error& e) {
             ours = std::string(e.redis_error());
         }
-        const std::string theirs = r->type == REDIS_REPLY_ERROR ? redis::text(r.get()) : "(accepted)";
+        const std::string theirs =
+            r->type == REDIS_REPLY_ERROR ? redis::text(r.get()) : "(accepted)";
         if (theirs != ours)
             fail.add(what + ": Redis says \"" + theirs + "\", zset::restore \"" + ours + "\"");
         else
@@ -672,8 +678,10 @@ void edge_cases(redis& db, std::map<std::string, int>& notes, failures& fail) {
         (void)zset::restore<set_t>(str_payload);
         fail.add("a string payload was accepted");
     } catch (const rdb::format_error& e) {
-        if (e.redis_error() != "ERR Bad data format") fail.add("string payload: wrong error kind");
-        else ++notes["Redis string payload refused: \"ERR Bad data format\""];
+        if (e.redis_error() != "ERR Bad data format")
+            fail.add("string payload: wrong error kind");
+        else
+            ++notes["Redis string payload refused: \"ERR Bad data format\""];
     }
 }
 

@@ -44,10 +44,8 @@ public:
     hash_index(const hash_index&) = delete;
     hash_index& operator=(const hash_index&) = delete;
     hash_index(hash_index&& other) noexcept
-        : alloc_(std::move(other.alloc_)),
-          slots_(std::exchange(other.slots_, nullptr)),
-          capacity_(std::exchange(other.capacity_, 0)),
-          size_(std::exchange(other.size_, 0)) {}
+        : alloc_(std::move(other.alloc_)), slots_(std::exchange(other.slots_, nullptr)),
+          capacity_(std::exchange(other.capacity_, 0)), size_(std::exchange(other.size_, 0)) {}
     ~hash_index() { release(); }
 
     /// Frees the table. Used when the set returns to listpack mode.
@@ -117,7 +115,8 @@ public:
         // shift the rest of the run back while its entries sit past their home
         slot_type* end = slots_ + capacity_ + overflow;
         slot_type* next = s + 1;
-        while (next != end && *next != 0 && home(slot_tag(*next)) < static_cast<size_type>(next - slots_)) {
+        while (next != end && *next != 0 &&
+               home(slot_tag(*next)) < static_cast<size_type>(next - slots_)) {
             *(next - 1) = *next;
             ++next;
         }
@@ -174,7 +173,9 @@ private:
     static slot_type make_slot(std::uint32_t tag, std::uint32_t id) noexcept {
         return (slot_type{tag} << 32) | id;
     }
-    static std::uint32_t slot_tag(slot_type s) noexcept { return static_cast<std::uint32_t>(s >> 32); }
+    static std::uint32_t slot_tag(slot_type s) noexcept {
+        return static_cast<std::uint32_t>(s >> 32);
+    }
     static std::uint32_t slot_id(slot_type s) noexcept { return static_cast<std::uint32_t>(s); }
     static size_type max_load(size_type cap) noexcept { return cap - cap / 8; }
 
@@ -217,8 +218,8 @@ private:
             bool fits = true;
             for (size_type i = 0; slots_ != nullptr && i < capacity_ + overflow && fits; ++i) {
                 if (slots_[i] == 0) continue;
-                const size_type h =
-                    static_cast<size_type>((std::uint64_t{slot_tag(slots_[i])} * new_capacity) >> 32);
+                const size_type h = static_cast<size_type>(
+                    (std::uint64_t{slot_tag(slots_[i])} * new_capacity) >> 32);
                 const size_type at = h > next ? h : next;
                 if (at >= new_capacity + overflow) {
                     fits = false;

@@ -53,8 +53,7 @@ inline constexpr bool is_byte_string_v = std::is_same_v<T, std::string>;
 
 /// What a block hands out for a member: a string_view for byte strings, a reference otherwise.
 template <class Member>
-using member_view_t =
-    std::conditional_t<is_byte_string_v<Member>, std::string_view, const Member&>;
+using member_view_t = std::conditional_t<is_byte_string_v<Member>, std::string_view, const Member&>;
 
 /// Size used for the listpack "value" threshold: bytes for strings, sizeof otherwise.
 template <class Member>
@@ -209,7 +208,8 @@ public:
     /// Allocates an empty block. Throws std::bad_alloc / std::length_error; allocates nothing
     /// else.
     static block create(const Allocator& alloc, size_type cap, size_type heap_cap) {
-        if (cap > 0xffffffffu || heap_cap > 0xffffffffu) raise_length_error("zset: block too large");
+        if (cap > 0xffffffffu || heap_cap > 0xffffffffu)
+            raise_length_error("zset: block too large");
         unit_allocator ua(alloc);
         const size_type n_units = align_up(total_bytes(cap, heap_cap), sizeof(unit)) / sizeof(unit);
         unit* mem = unit_traits::allocate(ua, n_units);
@@ -453,7 +453,6 @@ private:
     }
 
 public:
-
     /// Removes element i. Never allocates, never throws.
     void erase(size_type i) noexcept { erase_range(i, i + 1); }
 

@@ -779,8 +779,8 @@ struct element_list_proj {
     element_ref operator()(const element& e) const noexcept { return {e.first, e.second}; }
 };
 
-inline element_range<element_list::const_iterator, element_list_proj> element_range_of(
-    const element_list& els) {
+inline element_range<element_list::const_iterator, element_list_proj>
+element_range_of(const element_list& els) {
     return make_element_range(els.begin(), els.end(), els.size(), element_list_proj{});
 }
 

@@ -26,9 +26,8 @@
 #include <stdexcept>
 #include <utility>
 
-#include "listpack.hpp"
-
 #include "../common.hpp"
+#include "listpack.hpp"
 
 namespace zset {
 namespace detail {
@@ -73,7 +72,8 @@ public:
 private:
     using link_traits = typename std::allocator_traits<Allocator>::template rebind_traits<link>;
     using link_allocator = typename link_traits::allocator_type;
-    using id_traits = typename std::allocator_traits<Allocator>::template rebind_traits<std::uintptr_t>;
+    using id_traits =
+        typename std::allocator_traits<Allocator>::template rebind_traits<std::uintptr_t>;
     using id_allocator = typename id_traits::allocator_type;
 
 public:
@@ -207,9 +207,9 @@ public:
 
     /// Where a new element goes: the node, its index there, and the search path.
     struct slot {
-        node* target;      // nullptr when the list has no node yet
-        size_type index;   // index inside target
-        size_type start;   // rank of target's first element
+        node* target;     // nullptr when the list has no node yet
+        size_type index;  // index inside target
+        size_type start;  // rank of target's first element
     };
 
     /// Given a path from descend(goes_before = "first element < key"), picks the node the key
@@ -253,8 +253,7 @@ public:
         block_type b = t->data;
         const size_type n = b.size();
         const size_type need = block_type::heap_need(m);
-        const bool full =
-            n >= limit_entries || (n > 0 && b.heap_used() + need > limit_heap);
+        const bool full = n >= limit_entries || (n > 0 && b.heap_used() + need > limit_heap);
         if (!full) {
             if (!b.fits(m)) set_block(t, block_type::regrow(alloc_, b, 1, need));
             put(t->data, where.index, s, staged, m, fp);
@@ -282,7 +281,8 @@ public:
             ZSET_TRY {
                 regrown = block_type::create(alloc_, block_type::grown(kept),
                                              bytes_layout ? block_type::grown_heap(kept_heap) : 0);
-            } ZSET_CATCH_ALL {
+            }
+            ZSET_CATCH_ALL {
                 destroy_node(fresh);
                 ZSET_RETHROW;
             }
@@ -361,7 +361,8 @@ public:
         descend([](const node*) { return true; }, p);  // the last node at every level
         ZSET_TRY {
             fill(n->data);
-        } ZSET_CATCH_ALL {
+        }
+        ZSET_CATCH_ALL {
             destroy_node(n);
             ZSET_RETHROW;
         }
@@ -490,11 +491,13 @@ private:
     void adopt_head(path& p, node* n) {
         if (head_ != nullptr && head_height_ >= n->height) return;
         node* fresh;
-        const int height =
-            head_ == nullptr ? n->height : std::max<int>(n->height, std::min(max_level, head_height_ * 2));
+        const int height = head_ == nullptr
+                               ? n->height
+                               : std::max<int>(n->height, std::min(max_level, head_height_ * 2));
         ZSET_TRY {
             fresh = allocate_links(height);
-        } ZSET_CATCH_ALL {
+        }
+        ZSET_CATCH_ALL {
             destroy_node(n);
             ZSET_RETHROW;
         }
@@ -544,7 +547,8 @@ private:
         node* n;
         ZSET_TRY {
             n = allocate_links(height);
-        } ZSET_CATCH_ALL {
+        }
+        ZSET_CATCH_ALL {
             block_type::destroy(alloc_, b);
             ZSET_RETHROW;
         }
@@ -624,7 +628,8 @@ private:
         const size_type old = id_capacity_;
         id_capacity_ = cap;
         fresh[0] = 1;  // id 0 is never handed out
-        for (size_type i = cap; i-- > (old == 0 ? 1 : old);) release_id(static_cast<std::uint32_t>(i));
+        for (size_type i = cap; i-- > (old == 0 ? 1 : old);)
+            release_id(static_cast<std::uint32_t>(i));
     }
     void release_ids() noexcept {
         if (ids_ != nullptr) {

@@ -14,7 +14,9 @@ namespace zset::redis {
 namespace detail {
 
 /// ASCII tolower on the value C's tolower() sees for a (signed) char in the "C" locale.
-constexpr int glob_lower(int c) noexcept { return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c; }
+constexpr int glob_lower(int c) noexcept {
+    return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+}
 
 /// Byte `i` of `s` as C code reading a NUL-terminated buffer would see it: past the end is the
 /// terminator. Returned as a (signed) char value, exactly what Redis's `int c = pattern[0]` is

@@ -249,23 +249,79 @@ struct key_hash {
 // ---- command table --------------------------------------------------------------------------
 
 enum class cmd_id : unsigned char {
-    zadd, zincrby, zrem, zscore, zmscore, zcard, zcount, zlexcount, zrank, zrevrank, zrange,
-    zrangebyscore, zrevrangebyscore, zrangebylex, zrevrangebylex, zrevrange, zrangestore,
-    zremrangebyrank, zremrangebyscore, zremrangebylex, zpopmin, zpopmax, zmpop, bzpopmin,
-    bzpopmax, bzmpop, zrandmember, zscan, zunion, zinter, zdiff, zunionstore, zinterstore,
-    zdiffstore, zintercard, del, exists, type, flushall, flushdb, dbsize, ping, echo, dump,
-    restore, select, set, get, hello, quit, command, command_count, command_info, command_docs,
-    command_list, command_help, config, config_get, config_set, config_resetstat, config_help,
-    object, object_encoding, object_help,
+    zadd,
+    zincrby,
+    zrem,
+    zscore,
+    zmscore,
+    zcard,
+    zcount,
+    zlexcount,
+    zrank,
+    zrevrank,
+    zrange,
+    zrangebyscore,
+    zrevrangebyscore,
+    zrangebylex,
+    zrevrangebylex,
+    zrevrange,
+    zrangestore,
+    zremrangebyrank,
+    zremrangebyscore,
+    zremrangebylex,
+    zpopmin,
+    zpopmax,
+    zmpop,
+    bzpopmin,
+    bzpopmax,
+    bzmpop,
+    zrandmember,
+    zscan,
+    zunion,
+    zinter,
+    zdiff,
+    zunionstore,
+    zinterstore,
+    zdiffstore,
+    zintercard,
+    del,
+    exists,
+    type,
+    flushall,
+    flushdb,
+    dbsize,
+    ping,
+    echo,
+    dump,
+    restore,
+    select,
+    set,
+    get,
+    hello,
+    quit,
+    command,
+    command_count,
+    command_info,
+    command_docs,
+    command_list,
+    command_help,
+    config,
+    config_get,
+    config_set,
+    config_resetstat,
+    config_help,
+    object,
+    object_encoding,
+    object_help,
 };
 
 /// One command as COMMAND describes it.
 struct command_spec {
-    std::string_view name;  ///< full lower-case name ("zadd", "config|get")
-    int arity;              ///< Redis arity: n exact, -n at least n
-    std::string_view flags; ///< space-separated command flags
+    std::string_view name;   ///< full lower-case name ("zadd", "config|get")
+    int arity;               ///< Redis arity: n exact, -n at least n
+    std::string_view flags;  ///< space-separated command flags
     int first_key, last_key, step;
-    std::string_view acl;   ///< space-separated ACL categories
+    std::string_view acl;  ///< space-separated ACL categories
     cmd_id id;
     const command_spec* subcommands = nullptr;
     std::size_t subcommand_count = 0;
@@ -344,8 +400,7 @@ inline constexpr command_spec command_table[] = {
     {"ping", -1, "fast", 0, 0, 0, "@fast @connection", cmd_id::ping},
     {"echo", 2, "loading stale fast", 0, 0, 0, "@fast @connection", cmd_id::echo},
     {"dump", 2, "readonly", 1, 1, 1, "@keyspace @read @slow", cmd_id::dump},
-    {"restore", -4, "write denyoom", 1, 1, 1, "@keyspace @write @slow @dangerous",
-     cmd_id::restore},
+    {"restore", -4, "write denyoom", 1, 1, 1, "@keyspace @write @slow @dangerous", cmd_id::restore},
     {"select", 2, "loading stale fast", 0, 0, 0, "@fast @connection", cmd_id::select},
     {"set", -3, "write denyoom", 1, 1, 1, "@write @string @slow", cmd_id::set},
     {"get", 2, "readonly fast", 1, 1, 1, "@read @string @fast", cmd_id::get},
@@ -466,10 +521,10 @@ inline timeout_parse parse_timeout_ms(std::string_view arg) {
         return r;
     }
     if (tval > 0) {
-        const long long now = static_cast<long long>(
-            std::chrono::duration_cast<std::chrono::milliseconds>(
-                std::chrono::system_clock::now().time_since_epoch())
-                .count());
+        const long long now =
+            static_cast<long long>(std::chrono::duration_cast<std::chrono::milliseconds>(
+                                       std::chrono::system_clock::now().time_since_epoch())
+                                       .count());
         if (tval > LLONG_MAX - now) {
             r.error = "ERR timeout is out of range";
             return r;
@@ -834,17 +889,28 @@ private:
     void run(call& c, Out& o) {
         using detail::cmd_id;
         switch (c.spec->id) {
-        case cmd_id::zadd: return z_add(c, o);
-        case cmd_id::zincrby: return z_add(c, o, true);
-        case cmd_id::zrem: return z_rem(c, o);
-        case cmd_id::zscore: return z_score(c, o);
-        case cmd_id::zmscore: return z_mscore(c, o);
-        case cmd_id::zcard: return z_card(c, o);
-        case cmd_id::zcount: return z_count(c, o);
-        case cmd_id::zlexcount: return z_lexcount(c, o);
-        case cmd_id::zrank: return z_rank(c, o, false);
-        case cmd_id::zrevrank: return z_rank(c, o, true);
-        case cmd_id::zrange: return z_range(c, o, 1, false, range_kind::any, range_dir::any);
+        case cmd_id::zadd:
+            return z_add(c, o);
+        case cmd_id::zincrby:
+            return z_add(c, o, true);
+        case cmd_id::zrem:
+            return z_rem(c, o);
+        case cmd_id::zscore:
+            return z_score(c, o);
+        case cmd_id::zmscore:
+            return z_mscore(c, o);
+        case cmd_id::zcard:
+            return z_card(c, o);
+        case cmd_id::zcount:
+            return z_count(c, o);
+        case cmd_id::zlexcount:
+            return z_lexcount(c, o);
+        case cmd_id::zrank:
+            return z_rank(c, o, false);
+        case cmd_id::zrevrank:
+            return z_rank(c, o, true);
+        case cmd_id::zrange:
+            return z_range(c, o, 1, false, range_kind::any, range_dir::any);
         case cmd_id::zrangebyscore:
             return z_range(c, o, 1, false, range_kind::score, range_dir::forward);
         case cmd_id::zrevrangebyscore:
@@ -855,74 +921,117 @@ private:
             return z_range(c, o, 1, false, range_kind::lex, range_dir::reverse);
         case cmd_id::zrevrange:
             return z_range(c, o, 1, false, range_kind::rank, range_dir::reverse);
-        case cmd_id::zrangestore: return z_range(c, o, 2, true, range_kind::any, range_dir::any);
-        case cmd_id::zremrangebyrank: return z_remrange(c, o, range_kind::rank);
-        case cmd_id::zremrangebyscore: return z_remrange(c, o, range_kind::score);
-        case cmd_id::zremrangebylex: return z_remrange(c, o, range_kind::lex);
-        case cmd_id::zpopmin: return z_popminmax(c, o, false);
-        case cmd_id::zpopmax: return z_popminmax(c, o, true);
-        case cmd_id::zmpop: return z_mpop(c, o, false);
-        case cmd_id::bzmpop: return z_mpop(c, o, true);
-        case cmd_id::bzpopmin: return bz_pop(c, o, false);
-        case cmd_id::bzpopmax: return bz_pop(c, o, true);
-        case cmd_id::zrandmember: return z_randmember(c, o);
-        case cmd_id::zscan: return z_scan(c, o);
-        case cmd_id::zunion: return z_setop(c, o, 0, 1, setop::set_union, false);
-        case cmd_id::zinter: return z_setop(c, o, 0, 1, setop::set_inter, false);
-        case cmd_id::zdiff: return z_setop(c, o, 0, 1, setop::set_diff, false);
-        case cmd_id::zunionstore: return z_setop(c, o, 1, 2, setop::set_union, false);
-        case cmd_id::zinterstore: return z_setop(c, o, 1, 2, setop::set_inter, false);
-        case cmd_id::zdiffstore: return z_setop(c, o, 1, 2, setop::set_diff, false);
-        case cmd_id::zintercard: return z_setop(c, o, 0, 1, setop::set_inter, true);
-        case cmd_id::del: return g_del(c, o);
-        case cmd_id::exists: return g_exists(c, o);
-        case cmd_id::type: return g_type(c, o);
+        case cmd_id::zrangestore:
+            return z_range(c, o, 2, true, range_kind::any, range_dir::any);
+        case cmd_id::zremrangebyrank:
+            return z_remrange(c, o, range_kind::rank);
+        case cmd_id::zremrangebyscore:
+            return z_remrange(c, o, range_kind::score);
+        case cmd_id::zremrangebylex:
+            return z_remrange(c, o, range_kind::lex);
+        case cmd_id::zpopmin:
+            return z_popminmax(c, o, false);
+        case cmd_id::zpopmax:
+            return z_popminmax(c, o, true);
+        case cmd_id::zmpop:
+            return z_mpop(c, o, false);
+        case cmd_id::bzmpop:
+            return z_mpop(c, o, true);
+        case cmd_id::bzpopmin:
+            return bz_pop(c, o, false);
+        case cmd_id::bzpopmax:
+            return bz_pop(c, o, true);
+        case cmd_id::zrandmember:
+            return z_randmember(c, o);
+        case cmd_id::zscan:
+            return z_scan(c, o);
+        case cmd_id::zunion:
+            return z_setop(c, o, 0, 1, setop::set_union, false);
+        case cmd_id::zinter:
+            return z_setop(c, o, 0, 1, setop::set_inter, false);
+        case cmd_id::zdiff:
+            return z_setop(c, o, 0, 1, setop::set_diff, false);
+        case cmd_id::zunionstore:
+            return z_setop(c, o, 1, 2, setop::set_union, false);
+        case cmd_id::zinterstore:
+            return z_setop(c, o, 1, 2, setop::set_inter, false);
+        case cmd_id::zdiffstore:
+            return z_setop(c, o, 1, 2, setop::set_diff, false);
+        case cmd_id::zintercard:
+            return z_setop(c, o, 0, 1, setop::set_inter, true);
+        case cmd_id::del:
+            return g_del(c, o);
+        case cmd_id::exists:
+            return g_exists(c, o);
+        case cmd_id::type:
+            return g_type(c, o);
         case cmd_id::flushall:
-        case cmd_id::flushdb: return g_flush(c, o);
-        case cmd_id::dbsize: return o.integer(static_cast<long long>(db_.size()));
-        case cmd_id::ping: return g_ping(c, o);
-        case cmd_id::echo: return o.bulk(c.argv[1]);
-        case cmd_id::dump: return g_dump(c, o);
-        case cmd_id::restore: return g_restore(c, o);
-        case cmd_id::select: return g_select(c, o);
-        case cmd_id::set: return g_set(c, o);
-        case cmd_id::get: return g_get(c, o);
-        case cmd_id::hello: return g_hello(c, o);
+        case cmd_id::flushdb:
+            return g_flush(c, o);
+        case cmd_id::dbsize:
+            return o.integer(static_cast<long long>(db_.size()));
+        case cmd_id::ping:
+            return g_ping(c, o);
+        case cmd_id::echo:
+            return o.bulk(c.argv[1]);
+        case cmd_id::dump:
+            return g_dump(c, o);
+        case cmd_id::restore:
+            return g_restore(c, o);
+        case cmd_id::select:
+            return g_select(c, o);
+        case cmd_id::set:
+            return g_set(c, o);
+        case cmd_id::get:
+            return g_get(c, o);
+        case cmd_id::hello:
+            return g_hello(c, o);
         case cmd_id::quit:
             c.result.status = exec_status::quit;
             return o.simple("OK");
-        case cmd_id::command: return g_command_list(o, false);
+        case cmd_id::command:
+            return g_command_list(o, false);
         case cmd_id::command_count:
             return o.integer(static_cast<long long>(std::size(detail::command_table)));
-        case cmd_id::command_info: return g_command_info(c, o);
-        case cmd_id::command_docs: return o.map(0);
-        case cmd_id::command_list: return g_command_list(o, true);
+        case cmd_id::command_info:
+            return g_command_info(c, o);
+        case cmd_id::command_docs:
+            return o.map(0);
+        case cmd_id::command_list:
+            return g_command_list(o, true);
         case cmd_id::command_help:
-            return help(o, {"COMMAND [<subcommand> [<arg> [value] [opt] ...]]. Subcommands are:",
-                            "(no subcommand)", "    Return details about all Redis commands.",
-                            "COUNT", "    Return the total number of commands in this server.",
-                            "LIST", "    Return a list of all commands in this server.",
-                            "INFO [<command-name> ...]",
-                            "    Return details about multiple commands.",
-                            "DOCS [<command-name> ...]",
-                            "    Return documentation details about multiple commands (none here).",
-                            "HELP", "    Print this help."});
-        case cmd_id::config_get: return g_config_get(c, o);
-        case cmd_id::config_set: return g_config_set(c, o);
-        case cmd_id::config_resetstat: return o.simple("OK");
+            return help(o,
+                        {"COMMAND [<subcommand> [<arg> [value] [opt] ...]]. Subcommands are:",
+                         "(no subcommand)", "    Return details about all Redis commands.", "COUNT",
+                         "    Return the total number of commands in this server.", "LIST",
+                         "    Return a list of all commands in this server.",
+                         "INFO [<command-name> ...]", "    Return details about multiple commands.",
+                         "DOCS [<command-name> ...]",
+                         "    Return documentation details about multiple commands (none here).",
+                         "HELP", "    Print this help."});
+        case cmd_id::config_get:
+            return g_config_get(c, o);
+        case cmd_id::config_set:
+            return g_config_set(c, o);
+        case cmd_id::config_resetstat:
+            return o.simple("OK");
         case cmd_id::config_help:
-            return help(o, {"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                            "GET <pattern>", "    Return parameters matching the glob-like <pattern> and their values.",
-                            "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
-                            "RESETSTAT", "    Reset statistics reported by the INFO command.",
-                            "HELP", "    Print this help."});
-        case cmd_id::object_encoding: return g_object_encoding(c, o);
+            return help(
+                o,
+                {"CONFIG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:", "GET <pattern>",
+                 "    Return parameters matching the glob-like <pattern> and their values.",
+                 "SET <directive> <value>", "    Set the configuration <directive> to <value>.",
+                 "RESETSTAT", "    Reset statistics reported by the INFO command.", "HELP",
+                 "    Print this help."});
+        case cmd_id::object_encoding:
+            return g_object_encoding(c, o);
         case cmd_id::object_help:
-            return help(o, {"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
-                            "ENCODING <key>",
-                            "    Return the kind of internal representation used in order to store the value",
-                            "    associated with a <key>.",
-                            "HELP", "    Print this help."});
+            return help(
+                o,
+                {"OBJECT <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
+                 "ENCODING <key>",
+                 "    Return the kind of internal representation used in order to store the value",
+                 "    associated with a <key>.", "HELP", "    Print this help."});
         case cmd_id::config:
         case cmd_id::object:
             return o.error(err_wrong_arity(c.spec->name));
@@ -944,13 +1053,20 @@ private:
         std::size_t scoreidx = 2;
         for (; scoreidx < c.argc; ++scoreidx) {
             const std::string_view opt = a[scoreidx];
-            if (detail::opt_eq(opt, "nx")) nx = true;
-            else if (detail::opt_eq(opt, "xx")) xx = true;
-            else if (detail::opt_eq(opt, "ch")) ch = true;
-            else if (detail::opt_eq(opt, "incr")) incr = true;
-            else if (detail::opt_eq(opt, "gt")) gt = true;
-            else if (detail::opt_eq(opt, "lt")) lt = true;
-            else break;
+            if (detail::opt_eq(opt, "nx"))
+                nx = true;
+            else if (detail::opt_eq(opt, "xx"))
+                xx = true;
+            else if (detail::opt_eq(opt, "ch"))
+                ch = true;
+            else if (detail::opt_eq(opt, "incr"))
+                incr = true;
+            else if (detail::opt_eq(opt, "gt"))
+                gt = true;
+            else if (detail::opt_eq(opt, "lt"))
+                lt = true;
+            else
+                break;
         }
         const std::size_t elements2 = c.argc - scoreidx;
         if (elements2 % 2 != 0 || elements2 == 0) return o.error(err_syntax);
@@ -1020,15 +1136,19 @@ private:
 #endif
                 }
                 if (r) {
-                    if (s.size() > before) ++added;
-                    else ++updated;
+                    if (s.size() > before)
+                        ++added;
+                    else
+                        ++updated;
                 }
                 incr_reply = r;
                 continue;
             }
             const zset::add_status st = s.add(member, lp ? listpack_score(score) : score, flags);
-            if (st == zset::add_status::added) ++added;
-            else if (st == zset::add_status::updated) ++updated;
+            if (st == zset::add_status::added)
+                ++added;
+            else if (st == zset::add_status::updated)
+                ++updated;
         }
         if (added > 0 || updated > 0) signal(key);
         if (incr) return incr_reply ? o.dbl(*incr_reply) : o.null();
@@ -1072,8 +1192,10 @@ private:
         o.array(c.argc - 2);
         for (std::size_t j = 2; j < c.argc; ++j) {
             const auto sc = z.set ? z.set->score(c.argv[j]) : std::nullopt;
-            if (sc) o.dbl(*sc);
-            else o.null();
+            if (sc)
+                o.dbl(*sc);
+            else
+                o.null();
         }
     }
 
@@ -1098,10 +1220,14 @@ private:
 
     static zset::lex_bound<std::string_view> lex_of(const lex_bound& b) {
         switch (b.kind) {
-        case lex_bound::inclusive: return zset::lex_bound<std::string_view>::inclusive(b.value);
-        case lex_bound::exclusive: return zset::lex_bound<std::string_view>::exclusive(b.value);
-        case lex_bound::neg_inf: return zset::lex_bound<std::string_view>::minus_infinity();
-        case lex_bound::pos_inf: break;
+        case lex_bound::inclusive:
+            return zset::lex_bound<std::string_view>::inclusive(b.value);
+        case lex_bound::exclusive:
+            return zset::lex_bound<std::string_view>::exclusive(b.value);
+        case lex_bound::neg_inf:
+            return zset::lex_bound<std::string_view>::minus_infinity();
+        case lex_bound::pos_inf:
+            break;
         }
         return zset::lex_bound<std::string_view>::plus_infinity();
     }
@@ -1147,8 +1273,8 @@ private:
         const zlookup z = zfind(c.argv[1]);
         if (z.set == nullptr && !z.wrongtype) return withscore ? o.null_array() : o.null();
         if (z.wrongtype) return o.error(err_wrongtype);
-        const auto r = reverse ? z.set->rev_rank_with_score(c.argv[2])
-                               : z.set->rank_with_score(c.argv[2]);
+        const auto r =
+            reverse ? z.set->rev_rank_with_score(c.argv[2]) : z.set->rank_with_score(c.argv[2]);
         if (!r) return withscore ? o.null_array() : o.null();
         if (withscore) o.array(2);
         o.integer(static_cast<long long>(r->first));
@@ -1158,8 +1284,7 @@ private:
     // ---- ZRANGE family ----------------------------------------------------------------------
 
     template <class Out>
-    void z_range(call& c, Out& o, std::size_t src, bool to_store, range_kind kind,
-                 range_dir dir) {
+    void z_range(call& c, Out& o, std::size_t src, bool to_store, range_kind kind, range_dir dir) {
         const std::string_view* a = c.argv;
         std::size_t minidx = src + 1, maxidx = src + 2;
         bool withscores = false;
@@ -1243,16 +1368,22 @@ private:
         };
         switch (kind) {
         case range_kind::score:
-            if (reverse) collect(s.rev_range_by_score(*srange, lim));
-            else collect(s.range_by_score(*srange, lim));
+            if (reverse)
+                collect(s.rev_range_by_score(*srange, lim));
+            else
+                collect(s.range_by_score(*srange, lim));
             break;
         case range_kind::lex:
-            if (reverse) collect(s.rev_range_by_lex(*lrange, lim));
-            else collect(s.range_by_lex(*lrange, lim));
+            if (reverse)
+                collect(s.rev_range_by_lex(*lrange, lim));
+            else
+                collect(s.range_by_lex(*lrange, lim));
             break;
         default:
-            if (reverse) collect(s.rev_range_by_rank(start, end));
-            else collect(s.range_by_rank(start, end));
+            if (reverse)
+                collect(s.rev_range_by_rank(start, end));
+            else
+                collect(s.range_by_rank(start, end));
             break;
         }
         if (els.empty()) return store_result_empty(a[1], o);
@@ -1293,7 +1424,7 @@ private:
         o.integer(n);
     }
 
-    // ---- ZREMRANGEBY* -----------------------------------------------------------------------------
+    // ---- ZREMRANGEBY* ---------------------------------------------------------------------------
 
     template <class Out>
     void z_remrange(call& c, Out& o, range_kind kind) {
@@ -1318,14 +1449,17 @@ private:
         if (z.wrongtype) return o.error(err_wrongtype);
         if (z.set == nullptr) return o.integer(0);
         std::size_t removed = 0;
-        if (kind == range_kind::rank) removed = z.set->erase_range_by_rank(start, end);
-        else if (kind == range_kind::score) removed = z.set->erase_range_by_score(*srange);
-        else removed = z.set->erase_range_by_lex(*lrange);
+        if (kind == range_kind::rank)
+            removed = z.set->erase_range_by_rank(start, end);
+        else if (kind == range_kind::score)
+            removed = z.set->erase_range_by_score(*srange);
+        else
+            removed = z.set->erase_range_by_lex(*lrange);
         if (z.set->empty()) db_.erase(z.it);
         o.integer(static_cast<long long>(removed));
     }
 
-    // ---- popping ----------------------------------------------------------------------------------
+    // ---- popping --------------------------------------------------------------------------------
 
     /// Redis genericZpopCommand. `count` -1 means a single pop without COUNT.
     template <class Out>
@@ -1345,8 +1479,7 @@ private:
         if (count == 0) return o.array(0);
         if (count == -1) count = 1;
         const std::size_t n = std::min(static_cast<std::size_t>(count), z.set->size());
-        std::vector<set_type::value_type> popped =
-            max ? z.set->pop_max(n) : z.set->pop_min(n);
+        std::vector<set_type::value_type> popped = max ? z.set->pop_max(n) : z.set->pop_min(n);
         if (!nested && !emitkey) {
             o.array(n * 2);
         } else if (nested && !emitkey) {
@@ -1382,9 +1515,8 @@ private:
 
     /// Redis blockingGenericZpopCommand after the timeout was parsed.
     template <class Out>
-    void blocking_pop(call& c, Out& o, const std::string_view* keys, std::size_t nkeys,
-                      bool max, long long count, bool nested, bool nil_when_empty,
-                      long long timeout_ms) {
+    void blocking_pop(call& c, Out& o, const std::string_view* keys, std::size_t nkeys, bool max,
+                      long long count, bool nested, bool nil_when_empty, long long timeout_ms) {
         for (std::size_t i = 0; i < nkeys; ++i) {
             const zlookup z = zfind(keys[i]);
             if (z.wrongtype) return o.error(err_wrongtype);
@@ -1413,9 +1545,12 @@ private:
             return o.error(err_syntax);
         const std::size_t where_idx = numkeys_idx + static_cast<std::size_t>(*numkeys) + 1;
         bool max = false;
-        if (detail::opt_eq(c.argv[where_idx], "min")) max = false;
-        else if (detail::opt_eq(c.argv[where_idx], "max")) max = true;
-        else return o.error(err_syntax);
+        if (detail::opt_eq(c.argv[where_idx], "min"))
+            max = false;
+        else if (detail::opt_eq(c.argv[where_idx], "max"))
+            max = true;
+        else
+            return o.error(err_syntax);
         long long count = -1;
         for (std::size_t j = where_idx + 1; j < c.argc; ++j) {
             const bool more = c.argc - 1 > j;
@@ -1524,7 +1659,8 @@ private:
         std::vector<scored_view> found;
         const std::uint64_t next = z.set->scan(
             *cursor, static_cast<std::size_t>(count), [&](const set_type::reference& e) {
-                if (!use_pattern || glob_match(pattern, e.member)) found.emplace_back(e.member, e.score);
+                if (!use_pattern || glob_match(pattern, e.member))
+                    found.emplace_back(e.member, e.score);
             });
         const std::string next_text = std::to_string(next);
         o.array(2);
@@ -1594,10 +1730,14 @@ private:
             } else if (op != setop::set_diff && !cardinality_only && remaining >= 2 &&
                        detail::opt_eq(a[j], "aggregate")) {
                 ++j;
-                if (detail::opt_eq(a[j], "sum")) agg = zset::aggregate::sum;
-                else if (detail::opt_eq(a[j], "min")) agg = zset::aggregate::min;
-                else if (detail::opt_eq(a[j], "max")) agg = zset::aggregate::max;
-                else return o.error(err_syntax);
+                if (detail::opt_eq(a[j], "sum"))
+                    agg = zset::aggregate::sum;
+                else if (detail::opt_eq(a[j], "min"))
+                    agg = zset::aggregate::min;
+                else if (detail::opt_eq(a[j], "max"))
+                    agg = zset::aggregate::max;
+                else
+                    return o.error(err_syntax);
                 ++j;
             } else if (remaining >= 1 && !store && !cardinality_only &&
                        detail::opt_eq(a[j], "withscores")) {
@@ -1615,9 +1755,8 @@ private:
         }
         if (op != setop::set_diff) {
             // Redis qsorts by cardinality; glibc's qsort is a stable merge sort.
-            std::stable_sort(src.begin(), src.end(), [](const source& x, const source& y) {
-                return x.size() < y.size();
-            });
+            std::stable_sort(src.begin(), src.end(),
+                             [](const source& x, const source& y) { return x.size() < y.size(); });
         }
         std::vector<scored_view> out;
         unsigned long long cardinality = 0;
@@ -1661,7 +1800,8 @@ private:
             out.assign(acc.begin(), acc.end());
         } else if (src[0].size() > 0) {
             bool same_as_first = false;
-            for (std::size_t k = 1; k < n; ++k) same_as_first = same_as_first || src[k].set == src[0].set;
+            for (std::size_t k = 1; k < n; ++k)
+                same_as_first = same_as_first || src[k].set == src[0].set;
             if (!same_as_first) {
                 for (const auto& e : *src[0].set) {
                     bool elsewhere = false;
@@ -1759,8 +1899,7 @@ private:
             const std::size_t more = c.argc - 1 - j;
             if (detail::opt_eq(c.argv[j], "auth") && more >= 2) {
                 if (detail::c_string_prefix(c.argv[j + 1]) != "default")
-                    return o.error(
-                        "WRONGPASS invalid username-password pair or user is disabled.");
+                    return o.error("WRONGPASS invalid username-password pair or user is disabled.");
                 j += 2;
             } else if (detail::opt_eq(c.argv[j], "setname") && more >= 1) {
                 ++j;
@@ -1797,24 +1936,31 @@ private:
         o.array(0);
     }
 
-    // ---- CONFIG / OBJECT / COMMAND ----------------------------------------------------------------
+    // ---- CONFIG / OBJECT / COMMAND --------------------------------------------------------------
 
     struct config_param {
         std::string_view name;
         int which;  // 0 entries, 1 value, 2 save, 3 appendonly
     };
     static constexpr config_param config_params[] = {
-        {"zset-max-listpack-entries", 0}, {"zset-max-ziplist-entries", 0},
-        {"zset-max-listpack-value", 1},   {"zset-max-ziplist-value", 1},
-        {"save", 2},                      {"appendonly", 3},
+        {"zset-max-listpack-entries", 0},
+        {"zset-max-ziplist-entries", 0},
+        {"zset-max-listpack-value", 1},
+        {"zset-max-ziplist-value", 1},
+        {"save", 2},
+        {"appendonly", 3},
     };
 
     std::string config_value(int which) const {
         switch (which) {
-        case 0: return std::to_string(opts_.zset_max_listpack_entries);
-        case 1: return std::to_string(opts_.zset_max_listpack_value);
-        case 2: return save_;
-        default: return appendonly_;
+        case 0:
+            return std::to_string(opts_.zset_max_listpack_entries);
+        case 1:
+            return std::to_string(opts_.zset_max_listpack_value);
+        case 2:
+            return save_;
+        default:
+            return appendonly_;
         }
     }
 
@@ -1992,8 +2138,10 @@ private:
     void g_command_list(Out& o, bool names_only) {
         o.array(std::size(detail::command_table));
         for (const detail::command_spec& s : detail::command_table) {
-            if (names_only) o.bulk(s.name);
-            else command_info(o, s);
+            if (names_only)
+                o.bulk(s.name);
+            else
+                command_info(o, s);
         }
     }
 
@@ -2003,12 +2151,14 @@ private:
         o.array(c.argc - 2);
         for (std::size_t j = 2; j < c.argc; ++j) {
             const detail::command_spec* s = detail::find_command(c.argv[j]);
-            if (s == nullptr) o.null();
-            else command_info(o, *s);
+            if (s == nullptr)
+                o.null();
+            else
+                command_info(o, *s);
         }
     }
 
-    // ---- DUMP / RESTORE ---------------------------------------------------------------------------
+    // ---- DUMP / RESTORE -------------------------------------------------------------------------
 
     static std::string dump_string(std::string_view s) {
         std::string out;
@@ -2042,7 +2192,8 @@ private:
         const auto version = static_cast<std::uint16_t>(b[body] | (b[body + 1] << 8));
         if (version > zset::rdb::rdb_version_redis_7_4) return false;
         std::uint64_t stored = 0;
-        for (int i = 7; i >= 0; --i) stored = (stored << 8) | b[body + 2 + static_cast<std::size_t>(i)];
+        for (int i = 7; i >= 0; --i)
+            stored = (stored << 8) | b[body + 2 + static_cast<std::size_t>(i)];
         return zset::rdb::crc64(p.substr(0, body + 2)) == stored;
     }
 
@@ -2080,8 +2231,7 @@ private:
         // Redis would give come first).
         constexpr std::string_view ttl_unsupported = "ERR TTL is not supported by this keyspace";
         const std::string_view payload = c.argv[3];
-        if (!payload_footer_ok(payload))
-            return o.error(zset::rdb::redis_error_version_or_checksum);
+        if (!payload_footer_ok(payload)) return o.error(zset::rdb::redis_error_version_or_checksum);
         if (static_cast<unsigned char>(payload[0]) == 0) {  // RDB_TYPE_STRING
 #if ZSET_HAS_EXCEPTIONS
             std::string s;
