@@ -129,23 +129,7 @@ std::int64_t pick_score(input& in, std::int64_t) {
 }
 
 add_flags pick_flags(input& in) {
-    static const add_flags choices[] = {add_flags::none,
-                                        add_flags::nx,
-                                        add_flags::xx,
-                                        add_flags::gt,
-                                        add_flags::lt,
-                                        add_flags::xx | add_flags::gt,
-                                        add_flags::xx | add_flags::lt,
-                                        add_flags::ch,
-                                        add_flags::ch | add_flags::gt,
-                                        add_flags::nx | add_flags::xx,
-                                        add_flags::gt | add_flags::lt,
-                                        add_flags::nx | add_flags::gt,
-                                        add_flags::nx | add_flags::lt,
-                                        add_flags::ch | add_flags::xx,
-                                        add_flags::none,
-                                        add_flags::none};
-    return choices[in.byte() % (sizeof choices / sizeof choices[0])];
+    return zset_test::pick_flags(in.byte());
 }
 
 const char* flags_error(add_flags f) {
@@ -193,20 +177,30 @@ struct harness {
 
     explicit harness(zset::options o) : opts(o), sets{Set(o), Set(o)} {}
 
-    static vec collect_range(const typename Set::rank_range& r) {
+    /// The elements of a set, a view or any range of elements, as reference pairs.
+    template <class Elements>
+    static vec collect_range(const Elements& r) {
         vec out;
         for (const auto& e : r) out.emplace_back(e.score, Member(e.member));
         return out;
     }
-    static vec collect_range(const typename Set::reverse_range& r) {
-        vec out;
-        for (const auto& e : r) out.emplace_back(e.score, Member(e.member));
-        return out;
+    static vec contents(const Set& s) { return collect_range(s); }
+    static vec slice(const vec& v, std::size_t lo, std::size_t hi) {
+        return vec(v.begin() + static_cast<std::ptrdiff_t>(lo),
+                   v.begin() + static_cast<std::ptrdiff_t>(hi));
     }
-    static vec contents(const Set& s) {
-        vec out;
-        for (const auto& e : s) out.emplace_back(e.score, Member(e.member));
-        return out;
+    /// A range query with LIMIT: the forward view holds ranks [lo, hi) of `all` cut by `lim`,
+    /// the reverse view the same run reversed, then cut by `lim`.
+    template <class Forward, class Reverse>
+    static void check_limited(const vec& all, std::size_t lo, std::size_t hi, zset::limit lim,
+                              const Forward& forward, const Reverse& reverse) {
+        const auto [a, b] = zset_test::apply_limit(lo, hi, lim);
+        ZSET_FUZZ_CHECK(same(collect_range(forward), slice(all, a, b)));
+        vec rev = slice(all, lo, hi);
+        std::reverse(rev.begin(), rev.end());
+        const auto [ra, rb] = zset_test::apply_limit(0, rev.size(), lim);
+        ZSET_FUZZ_CHECK(reverse.size() == rb - ra);
+        ZSET_FUZZ_CHECK(same(collect_range(reverse), slice(rev, ra, rb)));
     }
     static bool same(const vec& a, const vec& b) {
         if (a.size() != b.size()) return false;
@@ -613,20 +607,8 @@ struct harness {
             const auto [lo, hi] = ref.run(zset_test::in_score_range<Member>(range));
             ZSET_FUZZ_CHECK(s.count(range) == hi - lo);
             const auto lim = pick_limit(in);
-            const auto all = ref.all();
-            const auto [a, b] = zset_test::apply_limit(lo, hi, lim);
-            ZSET_FUZZ_CHECK(same(collect_range(s.range_by_score(range, lim)),
-                                 vec(all.begin() + static_cast<std::ptrdiff_t>(a),
-                                     all.begin() + static_cast<std::ptrdiff_t>(b))));
-            vec rev(all.begin() + static_cast<std::ptrdiff_t>(lo),
-                    all.begin() + static_cast<std::ptrdiff_t>(hi));
-            std::reverse(rev.begin(), rev.end());
-            const auto [ra, rb] = zset_test::apply_limit(0, rev.size(), lim);
-            const auto rv = s.rev_range_by_score(range, lim);
-            ZSET_FUZZ_CHECK(rv.size() == rb - ra);
-            ZSET_FUZZ_CHECK(
-                same(collect_range(rv), vec(rev.begin() + static_cast<std::ptrdiff_t>(ra),
-                                            rev.begin() + static_cast<std::ptrdiff_t>(rb))));
+            check_limited(ref.all(), lo, hi, lim, s.range_by_score(range, lim),
+                          s.rev_range_by_score(range, lim));
             break;
         }
         case 12: {  // rank ranges: ZRANGE, ZREVRANGE
@@ -636,13 +618,10 @@ struct harness {
             const auto all = ref.all();
             const auto r = s.range_by_rank(start, stop);
             ZSET_FUZZ_CHECK(r.size() == hi - lo);
-            ZSET_FUZZ_CHECK(
-                same(collect_range(r), vec(all.begin() + static_cast<std::ptrdiff_t>(lo),
-                                           all.begin() + static_cast<std::ptrdiff_t>(hi))));
+            ZSET_FUZZ_CHECK(same(collect_range(r), slice(all, lo, hi)));
             const vec rev_all(all.rbegin(), all.rend());
-            ZSET_FUZZ_CHECK(same(collect_range(s.rev_range_by_rank(start, stop)),
-                                 vec(rev_all.begin() + static_cast<std::ptrdiff_t>(lo),
-                                     rev_all.begin() + static_cast<std::ptrdiff_t>(hi))));
+            ZSET_FUZZ_CHECK(
+                same(collect_range(s.rev_range_by_rank(start, stop)), slice(rev_all, lo, hi)));
             break;
         }
         case 13: {  // lex ranges (defined when all scores are equal, as in Redis)
@@ -653,18 +632,8 @@ struct harness {
             if (!all_scores_equal(ref)) break;
             const auto [lo, hi] = ref.run(zset_test::in_lex_range<Member, Score>(range));
             ZSET_FUZZ_CHECK(s.lex_count(range) == hi - lo);
-            const auto all = ref.all();
-            const auto [a, b] = zset_test::apply_limit(lo, hi, lim);
-            ZSET_FUZZ_CHECK(same(collect_range(s.range_by_lex(range, lim)),
-                                 vec(all.begin() + static_cast<std::ptrdiff_t>(a),
-                                     all.begin() + static_cast<std::ptrdiff_t>(b))));
-            vec rev(all.begin() + static_cast<std::ptrdiff_t>(lo),
-                    all.begin() + static_cast<std::ptrdiff_t>(hi));
-            std::reverse(rev.begin(), rev.end());
-            const auto [ra, rb] = zset_test::apply_limit(0, rev.size(), lim);
-            ZSET_FUZZ_CHECK(same(collect_range(s.rev_range_by_lex(range, lim)),
-                                 vec(rev.begin() + static_cast<std::ptrdiff_t>(ra),
-                                     rev.begin() + static_cast<std::ptrdiff_t>(rb))));
+            check_limited(ref.all(), lo, hi, lim, s.range_by_lex(range, lim),
+                          s.rev_range_by_lex(range, lim));
             if (erase & 1) {
                 ZSET_FUZZ_CHECK(s.erase_range_by_lex(range) == hi - lo);
                 ref.erase_ranks(lo, hi);

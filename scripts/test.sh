@@ -129,7 +129,8 @@ leg_fuzz() {
 # clang-tidy (the checked-in .clang-tidy, every warning an error) and cppcheck (suppressions in
 # .cppcheck, each with its reason) over one generated translation unit that includes every
 # header under include/zset and instantiates the main templates, so template code is analysed;
-# and clang-format --dry-run over every tracked C++ file, so the style stays mechanical.
+# clang-format --dry-run over every tracked C++ file, so the style stays mechanical; and every
+# example in docs/ compiled warning-free and run (tools/check_doc_examples.py).
 leg_lint() {
     local dir="$b"/ci-lint rc=0
     mkdir -p "$dir"
@@ -194,6 +195,8 @@ LINT_TU
     else
         echo "lint: not a git checkout; clang-format check skipped"
     fi
+    echo "lint: documentation examples (tools/check_doc_examples.py, g++)"
+    python3 tools/check_doc_examples.py --cxx g++ || rc=1
     return $rc
 }
 

@@ -101,6 +101,32 @@ struct reference_model {
     }
 };
 
+/// ZADD flag combinations worth drawing in random tests: each valid one, and the invalid
+/// NX+XX, GT+LT and NX+GT/LT that must raise Redis's errors.
+inline constexpr zset::add_flags flag_choices[] = {
+    zset::add_flags::none,
+    zset::add_flags::nx,
+    zset::add_flags::xx,
+    zset::add_flags::gt,
+    zset::add_flags::lt,
+    zset::add_flags::xx | zset::add_flags::gt,
+    zset::add_flags::xx | zset::add_flags::lt,
+    zset::add_flags::ch,
+    zset::add_flags::ch | zset::add_flags::gt,
+    zset::add_flags::ch | zset::add_flags::xx,
+    zset::add_flags::nx | zset::add_flags::xx,
+    zset::add_flags::gt | zset::add_flags::lt,
+    zset::add_flags::nx | zset::add_flags::gt,
+    zset::add_flags::nx | zset::add_flags::lt,
+};
+
+/// Draws a flag combination from one random byte: none half of the time (plain ZADD is the
+/// common case), otherwise one of flag_choices.
+inline zset::add_flags pick_flags(unsigned byte) {
+    constexpr unsigned n = sizeof flag_choices / sizeof flag_choices[0];
+    return (byte & 1u) == 0 ? zset::add_flags::none : flag_choices[(byte >> 1) % n];
+}
+
 /// The reference's predicate for a score range: run(in_score_range<Member>(r)).
 template <class Member, class Score>
 auto in_score_range(const zset::score_range<Score>& r) {

@@ -1,7 +1,10 @@
 // ZADD semantics: NX / XX / GT / LT / CH, NaN, -0, batch all-or-nothing, flag conflicts.
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -128,5 +131,54 @@ TEST_CASE("members may be any bytes, including NUL and 0xFF, and long", "[add]")
     REQUIRE(s.score(big) == 2.0);
     REQUIRE(s.score("") == 3.0);
     REQUIRE(s.encoding() == zset::encoding::skiplist);  // a 1 MiB member is over the 64-byte limit
+    REQUIRE(s.validate());
+}
+
+namespace {
+/// Function objects with state: fold == true compares members case-insensitively.
+char folded(char c, bool fold) {
+    return fold && c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+}
+struct folding_hash {
+    bool fold = false;
+    std::size_t operator()(std::string_view m) const noexcept {
+        std::string f(m);
+        for (char& c : f) c = folded(c, fold);
+        return std::hash<std::string>{}(f);
+    }
+};
+struct folding_equal {
+    using is_transparent = void;
+    bool fold = false;
+    bool operator()(std::string_view a, std::string_view b) const noexcept {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (folded(a[i], fold) != folded(b[i], fold)) return false;
+        return true;
+    }
+};
+struct folding_less {
+    using is_transparent = void;
+    bool fold = false;
+    bool operator()(std::string_view a, std::string_view b) const noexcept {
+        return std::lexicographical_compare(
+            a.begin(), a.end(), b.begin(), b.end(),
+            [this](char x, char y) { return folded(x, fold) < folded(y, fold); });
+    }
+};
+}  // namespace
+
+TEST_CASE("batch add finds duplicates with the set's own function objects", "[add]") {
+    using folding_set =
+        zset::sorted_set<std::string, double, folding_hash, folding_equal, folding_less>;
+    folding_set s(zset::options{}, folding_hash{true}, folding_equal{true}, folding_less{true});
+    s.add("Bob", 5);
+    const std::vector<std::pair<std::string, double>> batch{
+        {"ALICE", 1}, {"alice", 2}, {"bob", 7}, {"Carol", 3}};
+    // CH counts per pair, as ZADD does: ALICE added, alice updated, bob updated, Carol added
+    REQUIRE(s.add(batch.begin(), batch.end(), zset::add_flags::ch) == 4);
+    REQUIRE(s.size() == 3);
+    REQUIRE(s.score("Alice") == 2.0);  // the later pair for the same member wins, as in ZADD
+    REQUIRE(s.score("BOB") == 7.0);
     REQUIRE(s.validate());
 }

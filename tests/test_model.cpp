@@ -105,23 +105,7 @@ Score pick_score(std::mt19937_64& rng, bool equal_scores) {
 }
 
 add_flags pick_flags(std::mt19937_64& rng) {
-    static const add_flags choices[] = {
-        add_flags::none,
-        add_flags::none,
-        add_flags::none,
-        add_flags::nx,
-        add_flags::xx,
-        add_flags::gt,
-        add_flags::lt,
-        add_flags::xx | add_flags::gt,
-        add_flags::xx | add_flags::lt,
-        add_flags::ch,
-        add_flags::ch | add_flags::gt,
-        add_flags::nx | add_flags::xx,
-        add_flags::gt | add_flags::lt,
-        add_flags::nx | add_flags::gt,
-    };
-    return choices[rng() % (sizeof choices / sizeof choices[0])];
+    return zset_test::pick_flags(static_cast<unsigned>(rng() & 0xff));
 }
 
 bool flags_invalid(add_flags f) {

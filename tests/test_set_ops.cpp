@@ -1,6 +1,9 @@
 // ZUNION / ZINTER / ZDIFF / ZINTERCARD.
 #include <algorithm>
+#include <cstdint>
+#include <iterator>
 #include <limits>
+#include <random>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -146,4 +149,53 @@ TEST_CASE("set operation results keep the inputs' options and function objects",
     std::string order;
     for (const auto& e : u) order += std::string(e.member);
     REQUIRE(order == "edcba");  // equal scores: reverse member order, as the inputs
+}
+
+namespace {
+template <class Score, class Wide>
+Score clamp_to(Wide v) {
+    if (v > static_cast<Wide>(std::numeric_limits<Score>::max()))
+        return std::numeric_limits<Score>::max();
+    if (v < static_cast<Wide>(std::numeric_limits<Score>::lowest()))
+        return std::numeric_limits<Score>::lowest();
+    return static_cast<Score>(v);
+}
+template <class Score>
+void check_every_pair() {
+    using limits = std::numeric_limits<Score>;
+    for (long a = limits::lowest(); a <= limits::max(); ++a)
+        for (long b = limits::lowest(); b <= limits::max(); ++b) {
+            const auto sa = static_cast<Score>(a), sb = static_cast<Score>(b);
+            if (zset::detail::multiply(sa, sb) != clamp_to<Score>(a * b) ||
+                zset::detail::add(sa, sb) != clamp_to<Score>(a + b))
+                FAIL("8-bit pair " << a << ", " << b);
+        }
+}
+}  // namespace
+
+TEST_CASE("integral scores saturate exactly: every 8-bit pair, random 64-bit pairs", "[set_ops]") {
+    check_every_pair<std::int8_t>();
+    check_every_pair<std::uint8_t>();
+    __extension__ using i128 = __int128;
+    std::mt19937_64 rng(7);
+    const std::int64_t edges[] = {INT64_MIN, INT64_MIN + 1, -3037000500, -3037000499, -2, -1, 0, 1,
+                                  2,         3037000499,    3037000500,  INT64_MAX};
+    const auto draw = [&]() -> std::int64_t {
+        switch (rng() % 4) {
+        case 0:
+            return edges[rng() % std::size(edges)];
+        case 1:
+            return static_cast<std::int64_t>(rng());
+        case 2:
+            return static_cast<std::int64_t>(rng() >> (rng() % 64)) * (rng() % 2 ? 1 : -1);
+        default:
+            return static_cast<std::int64_t>(rng() % 2001) - 1000;
+        }
+    };
+    for (int i = 0; i < 200000; ++i) {
+        const std::int64_t a = draw(), b = draw();
+        if (zset::detail::multiply(a, b) != clamp_to<std::int64_t>(i128{a} * b) ||
+            zset::detail::add(a, b) != clamp_to<std::int64_t>(i128{a} + b))
+            FAIL("64-bit pair " << a << ", " << b);
+    }
 }

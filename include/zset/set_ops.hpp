@@ -31,10 +31,23 @@ Score multiply(Score a, Score b) noexcept {
     if constexpr (std::is_floating_point_v<Score>) {
         return a * b;
     } else {
-        Score r{};
-        if (!__builtin_mul_overflow(a, b, &r)) return r;
-        return ((a < 0) != (b < 0)) ? std::numeric_limits<Score>::lowest()
-                                    : std::numeric_limits<Score>::max();
+        using limits = std::numeric_limits<Score>;
+        if (a == 0 || b == 0) return Score{0};
+        const bool negative = (a < 0) != (b < 0);
+        const Score saturated = negative ? limits::lowest() : limits::max();
+        if constexpr (std::is_signed_v<Score>) {
+            // |a * b| > max, tested by division without overflowing (lowest() / -1 overflows)
+            if (a == -1) return b == limits::lowest() ? limits::max() : static_cast<Score>(-b);
+            if (b == -1) return a == limits::lowest() ? limits::max() : static_cast<Score>(-a);
+            // trunc-toward-zero division gives the exact bound in every sign case
+            const bool overflow =
+                negative ? (a < 0 ? a < limits::lowest() / b : b < limits::lowest() / a)
+                         : (a > 0 ? a > limits::max() / b : a < limits::max() / b);
+            if (overflow) return saturated;
+        } else if (a > limits::max() / b) {
+            return saturated;
+        }
+        return static_cast<Score>(a * b);
     }
 }
 /// a + b; integral scores saturate.
@@ -43,9 +56,11 @@ Score add(Score a, Score b) noexcept {
     if constexpr (std::is_floating_point_v<Score>) {
         return a + b;
     } else {
-        Score r{};
-        if (!__builtin_add_overflow(a, b, &r)) return r;
-        return b < 0 ? std::numeric_limits<Score>::lowest() : std::numeric_limits<Score>::max();
+        using limits = std::numeric_limits<Score>;
+        if (b > 0 && a > limits::max() - b) return limits::max();
+        if constexpr (std::is_signed_v<Score>)
+            if (b < 0 && a < limits::lowest() - b) return limits::lowest();
+        return static_cast<Score>(a + b);
     }
 }
 

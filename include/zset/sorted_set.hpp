@@ -344,7 +344,7 @@ public:
     size_type add(ForwardIt first, ForwardIt last, add_flags flags = add_flags::none) {
         check_flags(flags);
         for (ForwardIt it = first; it != last; ++it) check_score(static_cast<Score>(it->second));
-        batch b;
+        batch b(*this);
         const size_type counted = b.plan(*this, first, last, flags);
         apply_batch(b);
         return counted;
@@ -436,7 +436,11 @@ public:
     size_type size() const noexcept { return list_.size(); }
     bool empty() const noexcept { return size() == 0; }
     size_type max_size() const noexcept {
-        return std::numeric_limits<std::uint32_t>::max() * block_max_entries;
+        // block ids are 32-bit; on a 32-bit size_t the address space is the tighter bound
+        constexpr std::uint64_t by_ids =
+            std::uint64_t{std::numeric_limits<std::uint32_t>::max()} * block_max_entries;
+        return static_cast<size_type>(
+            std::min<std::uint64_t>(by_ids, std::numeric_limits<size_type>::max()));
     }
 
     /// ZRANK: 0-based rank in ascending order. O(log n), no key comparisons beyond the lookup.
@@ -655,7 +659,7 @@ public:
     /// objects and allocator stay. `[first, last)` may be this set's own elements. O(n).
     /// Precondition (checked by validate()): sorted and unique. Strong guarantee.
     /// Invalidates all iterators.
-    template <class ForwardIt>
+    template <class ForwardIt, if_forward_iterator<ForwardIt> = 0>
     void assign_sorted(ForwardIt first, ForwardIt last) {
         sorted_set fresh(opts_, hash_, eq_, less_, get_allocator());
         const auto n = static_cast<size_type>(std::distance(first, last));
@@ -672,7 +676,7 @@ public:
     /// Builds a set from elements already sorted by (score, member) with unique members, in
     /// the smallest encoding that fits (as Redis builds *STORE results). O(n).
     /// Precondition (checked by validate()): sorted and unique. Strong guarantee.
-    template <class ForwardIt>
+    template <class ForwardIt, if_forward_iterator<ForwardIt> = 0>
     static sorted_set from_sorted(ForwardIt first, ForwardIt last, const options& opts = options(),
                                   const Allocator& alloc = Allocator()) {
         sorted_set out(opts, alloc);
@@ -935,7 +939,23 @@ private:
             std::optional<Score> after;   // score after every pair for this member
         };
         std::vector<change> changes;
-        std::unordered_map<key_value, size_type, Hash, KeyEqual> slot_of;
+        /// Duplicates within the batch, found with the set's own hash and equality.
+        using slot_map = std::unordered_map<key_value, size_type, Hash, KeyEqual>;
+        slot_map slot_of;
+
+        explicit batch(const sorted_set& s) : slot_of(make_slots(s)) {}
+        static slot_map make_slots(const sorted_set& s) {
+            // Stateless function objects are made afresh: copying an empty object trips g++ 12's
+            // -Wmaybe-uninitialized, and there is no state to carry.
+            if constexpr (std::is_empty_v<Hash> && std::is_empty_v<KeyEqual> &&
+                          std::is_default_constructible_v<Hash> &&
+                          std::is_default_constructible_v<KeyEqual>) {
+                (void)s;
+                return slot_map();
+            } else {
+                return slot_map(0, s.hash_, s.eq_);
+            }
+        }
 
         /// Simulates the pairs member by member (flags only ever look at the member's own
         /// score). Returns ZADD's reply. Allocates; changes nothing in the set.
