@@ -91,22 +91,33 @@ inline __m128i first_lanes(std::size_t n) noexcept {
 #endif
 
 /// Calls visit(i) for each i in [0, n) with bytes[i] == value, in order, until visit returns
-/// true (then returns true). 16 positions per step; reads up to simd_slack bytes past n.
+/// true (then returns true). 32 positions per branch, then 16; reads up to simd_slack bytes
+/// past n.
 template <class Visit>
 inline bool for_each_byte_match(const std::uint8_t* bytes, std::size_t n, std::uint8_t value,
                                 Visit&& visit) {
 #ifdef ZSET_DETAIL_SSE2
     const __m128i needle = _mm_set1_epi8(static_cast<char>(value));
-    for (std::size_t i = 0; i < n; i += 16) {
-        const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + i));
-        __m128i hits = _mm_cmpeq_epi8(chunk, needle);
+    const auto matches = [&](std::size_t at) {
+        return _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + at)),
+                              needle);
+    };
+    const auto visit_mask = [&](std::size_t base, unsigned mask) {
+        for (; mask != 0; mask &= mask - 1)
+            if (visit(base + lowest_bit(mask))) return true;
+        return false;
+    };
+    std::size_t i = 0;
+    // A miss scans the whole block: testing two chunks per branch halves that scan's branches.
+    for (; i + 32 <= n; i += 32) {
+        const auto low = static_cast<unsigned>(_mm_movemask_epi8(matches(i)));
+        const auto high = static_cast<unsigned>(_mm_movemask_epi8(matches(i + 16)));
+        if (visit_mask(i, low | (high << 16))) return true;
+    }
+    for (; i < n; i += 16) {
+        __m128i hits = matches(i);
         if (n - i < 16) hits = _mm_and_si128(hits, first_lanes(n - i));
-        auto mask = static_cast<unsigned>(_mm_movemask_epi8(hits));
-        while (mask != 0) {
-            const auto bit = lowest_bit(mask);
-            if (visit(i + bit)) return true;
-            mask &= mask - 1;
-        }
+        if (visit_mask(i, static_cast<unsigned>(_mm_movemask_epi8(hits)))) return true;
     }
     return false;
 #else
