@@ -32,6 +32,15 @@
 namespace zset {
 namespace detail {
 
+/// A hint to start loading the cache line at p (any address, even null: never faults).
+inline void prefetch(const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p);
+#else
+    (void)p;
+#endif
+}
+
 template <class Score, class Member, class Allocator>
 class skiplist {
 public:
@@ -167,6 +176,9 @@ public:
         for (int i = level_ - 1; i >= 0; --i) {
             for (;;) {
                 node* y = x->links()[i].next;
+                // Every level ends by dropping from x to x's next node one level down: fetch
+                // that node while y is being compared, so the two cache misses overlap.
+                if (i > 0) prefetch(x->links()[i - 1].next);
                 if (y == nullptr || y == head() || !goes_before(y)) break;
                 rank += x->links()[i].span;
                 x = y;
@@ -183,6 +195,7 @@ public:
         for (int i = level_ - 1; i >= 0; --i) {
             for (;;) {
                 const link& l = x->links()[i];
+                if (i > 0) prefetch(x->links()[i - 1].next);  // as in descend()
                 if (l.next == nullptr || l.next == head() || rank + l.span > r) break;
                 rank += l.span;
                 x = l.next;
