@@ -32,10 +32,6 @@ bool same_bits(double a, double b) {
     return std::memcmp(&a, &b, sizeof a) == 0;
 }
 
-bool compact(payload_type t) {
-    return t == payload_type::zset_listpack || t == payload_type::zset_ziplist;
-}
-
 void check_valid_set(const element_list& els) {
     for (std::size_t i = 0; i < els.size(); ++i) {
         ZSET_FUZZ_CHECK(!std::isnan(els[i].second));
@@ -77,7 +73,10 @@ void check_round_trip(const zset::rdb::restore_result& res,
             const auto& a = res.elements[i];
             const auto& b = back.elements[i];
             ZSET_FUZZ_CHECK(a.first == b.first);
-            const bool zero_ok = compact(res.type) && a.second == 0.0 && b.second == 0.0;
+            // -0.0 is written as 0 everywhere but ZSET_2's binary doubles (Redis writes the
+            // text of an integral score with ll2string, and listpacks hold integers)
+            const bool zero_ok =
+                res.type != payload_type::zset_2 && a.second == 0.0 && b.second == 0.0;
             ZSET_FUZZ_CHECK(same_bits(a.second, b.second) || zero_ok);
         }
         // a second dump of what came back is byte-identical
