@@ -196,7 +196,7 @@ LINT_TU
         echo "lint: not a git checkout; clang-format check skipped"
     fi
     echo "lint: documentation examples (tools/check_doc_examples.py, g++)"
-    python3 tools/check_doc_examples.py --cxx g++ || rc=1
+    python3 tools/check_doc_examples.py --cxx g++ --jobs "$ZSET_JOBS" || rc=1
     return $rc
 }
 

@@ -7,11 +7,12 @@ starting with #include go first and the rest becomes the body of main() after th
 PRELUDE. Examples check themselves with assert(), so they are built with assertions enabled
 and must exit with status 0.
 
-    tools/check_doc_examples.py [--cxx g++] [--flag=-stdlib=libc++] [--docs docs] [--include include] [-v]
+    tools/check_doc_examples.py [--cxx g++] [--flag=-stdlib=libc++] [--docs docs] [--include include] [-j N] [-v]
 
 Exit status: 0 when every example builds warning-free and runs successfully, 1 otherwise.
 """
 import argparse
+import concurrent.futures
 import os
 import pathlib
 import re
@@ -72,33 +73,43 @@ def main():
     ap.add_argument("--include", default=str(root / "include"))
     ap.add_argument("--flag", action="append", default=[],
                     help="extra compiler flag (repeatable), e.g. --flag=-stdlib=libc++")
+    ap.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1,
+                    help="examples built at once (default: one per core)")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
 
-    failures = total = 0
-    with tempfile.TemporaryDirectory(prefix="zset-doc-") as tmp:
-        for doc in sorted(pathlib.Path(args.docs).rglob("*.md")):
-            for line, body in examples(doc):
-                total += 1
-                where = "%s:%d" % (doc.relative_to(pathlib.Path(args.docs).parent), line)
-                src = pathlib.Path(tmp) / "example.cpp"
-                exe = pathlib.Path(tmp) / "example"
-                src.write_text(program(body), encoding="utf-8")
-                build = subprocess.run([args.cxx] + FLAGS + args.flag +
-                                       ["-I", args.include, str(src), "-o", str(exe)],
-                                       capture_output=True, text=True)
-                if build.returncode != 0:
-                    failures += 1
-                    print("FAIL (build) %s\n%s" % (where, build.stderr))
-                    continue
-                run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
-                if run.returncode != 0:
-                    failures += 1
-                    print("FAIL (run, exit %d) %s\n%s%s" % (run.returncode, where, run.stdout,
-                                                             run.stderr))
-                    continue
-                if args.verbose:
-                    print("ok   %s" % where)
+    docs_root = pathlib.Path(args.docs)
+    work = [("%s:%d" % (doc.relative_to(docs_root.parent), line), body)
+            for doc in sorted(docs_root.rglob("*.md")) for line, body in examples(doc)]
+
+    def check(item):
+        """Builds and runs one example in its own directory; returns an error text or None."""
+        where, body = item
+        with tempfile.TemporaryDirectory(prefix="zset-doc-") as tmp:
+            src = pathlib.Path(tmp) / "example.cpp"
+            exe = pathlib.Path(tmp) / "example"
+            src.write_text(program(body), encoding="utf-8")
+            build = subprocess.run([args.cxx] + FLAGS + args.flag +
+                                   ["-I", args.include, str(src), "-o", str(exe)],
+                                   capture_output=True, text=True)
+            if build.returncode != 0:
+                return "FAIL (build) %s\n%s" % (where, build.stderr)
+            run = subprocess.run([str(exe)], capture_output=True, text=True, timeout=60)
+            if run.returncode != 0:
+                return "FAIL (run, exit %d) %s\n%s%s" % (run.returncode, where, run.stdout,
+                                                          run.stderr)
+        return None
+
+    total = len(work)
+    failures = 0
+    # compiles dominate: one per core
+    with concurrent.futures.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for (where, _), error in zip(work, pool.map(check, work)):
+            if error:
+                failures += 1
+                print(error)
+            elif args.verbose:
+                print("ok   %s" % where)
     print("%d of %d documentation examples passed" % (total - failures, total))
     return 1 if failures or total == 0 else 0
 
