@@ -94,16 +94,18 @@ void check_container_restore(const std::string& payload, const zset::rdb::restor
         ZSET_FUZZ_CHECK(res.ok());
         ZSET_FUZZ_CHECK(s.validate());
         ZSET_FUZZ_CHECK(s.size() == res.elements.size());
-        std::size_t i = 0;
-        for (const auto& e : s) {
-            ZSET_FUZZ_CHECK(e.member == res.elements[i].first);
-            ZSET_FUZZ_CHECK(same_bits(e.score, res.elements[i].second));
-            ++i;
-        }
         bool fits = s.size() <= thresholds.max_listpack_entries;
         for (const auto& e : s) fits = fits && e.member.size() <= thresholds.max_listpack_value;
         ZSET_FUZZ_CHECK(s.encoding() ==
                         (fits ? zset::encoding::listpack : zset::encoding::skiplist));
+        std::size_t i = 0;
+        for (const auto& e : s) {
+            ZSET_FUZZ_CHECK(e.member == res.elements[i].first);
+            // a listpack-mode set stores -0.0 as 0, as Redis converting a ZSET_2 payload does
+            const bool zero_ok = fits && e.score == 0.0 && res.elements[i].second == 0.0;
+            ZSET_FUZZ_CHECK(same_bits(e.score, res.elements[i].second) || zero_ok);
+            ++i;
+        }
         if (s.empty()) return;  // dump() of an empty set is refused by restore()
         const std::string again = zset::dump(s);
         const Set back = zset::restore<Set>(again, thresholds);

@@ -1,5 +1,8 @@
 // listpack <-> skiplist conversion rules (Redis's zset-max-listpack-entries / -value).
+#include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "zset_catch.hpp"
 #include <zset/zset.hpp>
@@ -96,4 +99,23 @@ TEST_CASE("set_options changes the thresholds for later adds only", "[encoding]"
     s.add("new", 1);
     REQUIRE(s.encoding() == encoding::skiplist);
     REQUIRE(s.get_options().max_listpack_entries == 5);
+}
+
+TEST_CASE("listpack mode stores -0 as 0, skiplist mode keeps it (as Redis)", "[encoding]") {
+    zset::sorted_set<> lp;
+    lp.add("a", -0.0);
+    lp.add("b", 1);
+    lp.add("b", -0.0);  // update path
+    REQUIRE(lp.encoding() == encoding::listpack);
+    REQUIRE_FALSE(std::signbit(*lp.score("a")));
+    REQUIRE_FALSE(std::signbit(*lp.score("b")));
+    const std::vector<std::pair<std::string, double>> sorted{{"x", -0.0}};
+    REQUIRE_FALSE(
+        std::signbit(*zset::sorted_set<>::from_sorted(sorted.begin(), sorted.end()).score("x")));
+
+    zset::sorted_set<> sl(zset::options{0, 64});
+    sl.add("a", -0.0);
+    REQUIRE(sl.encoding() == encoding::skiplist);
+    REQUIRE(std::signbit(*sl.score("a")));
+    REQUIRE(sl.add("a", 0.0) == zset::add_status::unchanged);  // 0 and -0 are equal
 }

@@ -770,6 +770,15 @@ private:
         }
     }
 
+    /// The score as stored: Redis's listpack keeps an integral score as an integer, so a set in
+    /// listpack mode stores -0.0 as 0 (visible through std::signbit and in formatted replies);
+    /// skiplist mode keeps the double as given.
+    static Score stored_score(Score s, zset::encoding mode) noexcept {
+        if constexpr (std::is_floating_point_v<Score>)
+            if (mode == zset::encoding::listpack && s == Score(0)) return Score(0);
+        return s;
+    }
+
     bool element_less(Score as, key_view am, Score bs, key_view bm) const noexcept {
         return as < bs || (!(bs < as) && less_(am, bm));
     }
@@ -833,7 +842,8 @@ private:
     }
 
     /// Descends to where (s, m) belongs and inserts it into the list (not the index).
-    std::pair<node*, size_type> insert_element(const probe& k, Score s) {
+    std::pair<node*, size_type> insert_element(const probe& k, Score given) {
+        const Score s = stored_score(given, encoding());
         path p;
         list_.descend([&](const node* n) { return node_before(n, s, k.member); }, p);
         auto where = list_.locate(p);
@@ -884,7 +894,8 @@ private:
     static constexpr std::uint32_t pending_id = 0xffffffffu;
 
     /// Changes the score of the element at pos (present, score differs). Strong guarantee.
-    void update_score(const probe& k, position pos, Score s) {
+    void update_score(const probe& k, position pos, Score given) {
+        const Score s = stored_score(given, encoding());
         node* x = mut(pos.n);
         block_type& b = x->data;
         const size_type i = pos.i;
@@ -1333,10 +1344,13 @@ private:
                     for (It it = first; it != chunk_end; ++it) {
                         const key_view m = key_view(element_member(*it));
                         const std::uint8_t fp = fingerprint_of(hash_value(m));
+                        const Score sc = stored_score(element_score(*it),
+                                                      as_skiplist ? zset::encoding::skiplist
+                                                                  : zset::encoding::listpack);
                         if constexpr (byte_members)
-                            b.insert(b.size(), element_score(*it), m, fp);
+                            b.insert(b.size(), sc, m, fp);
                         else
-                            b.insert_object(b.size(), element_score(*it), Member(m), fp);
+                            b.insert_object(b.size(), sc, Member(m), fp);
                     }
                 });
             if (as_skiplist) {
