@@ -353,7 +353,9 @@ private:
         --length_;
     }
 
-    void insert_new(std::string_view member, double score) {
+    /// A new node for a member not yet present, already entered in the index (and not yet
+    /// linked). Strong guarantee.
+    node* make_indexed_node(std::string_view member, double score) {
         node* x = make_node(random_level(), score, member);
         try {
             index_.insert(x);
@@ -361,7 +363,11 @@ private:
             destroy(x);
             throw;
         }
-        link_node(x);
+        return x;
+    }
+
+    void insert_new(std::string_view member, double score) {
+        link_node(make_indexed_node(member, score));
     }
 
     /// zslUpdateScore, starting from the node the index gave.
@@ -407,13 +413,7 @@ private:
     }
 
     void append(std::string_view member, double score, append_state& tails) {
-        node* x = make_node(random_level(), score, member);
-        try {
-            index_.insert(x);
-        } catch (...) {
-            destroy(x);
-            throw;
-        }
+        node* x = make_indexed_node(member, score);
         const std::size_t r = ++length_;
         x->backward = tails.node_at[0] == header_ ? nullptr : tails.node_at[0];
         for (int i = 0; i < x->level_count; ++i) {
