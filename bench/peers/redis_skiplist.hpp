@@ -43,6 +43,7 @@
 // the index before anything is linked; unlinking never throws); assign_sorted() is basic.
 // Iterator (node pointer) invalidation: erase/pop_min invalidate the removed node only; a score
 // change keeps the node. Thread safety: none (like any standard container).
+// Move-only; a moved-from set may only be destroyed or assigned to.
 #pragma once
 
 #include <cmath>
