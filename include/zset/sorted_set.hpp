@@ -52,6 +52,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -284,7 +285,7 @@ public:
     /// An empty set with given function objects (e.g. a seeded hash). Allocates nothing.
     sorted_set(const options& opts, const Hash& hash, const KeyEqual& equal = KeyEqual(),
                const Compare& compare = Compare(), const Allocator& alloc = Allocator())
-        : opts_(opts), list_(alloc), index_(alloc), hash_(hash), eq_(equal), less_(compare) {}
+        : opts_(opts), list_(alloc), index_(alloc), fn_(hash, equal, compare) {}
 
     /// Adds each (member, score) pair in order, as one ZADD. O(n log n).
     sorted_set(std::initializer_list<std::pair<key_value, Score>> items,
@@ -299,15 +300,14 @@ public:
         : sorted_set(other,
                      alloc_traits::select_on_container_copy_construction(other.get_allocator())) {}
     sorted_set(const sorted_set& other, const Allocator& alloc)
-        : opts_(other.opts_), list_(alloc), index_(alloc), hash_(other.hash_), eq_(other.eq_),
-          less_(other.less_) {
+        : opts_(other.opts_), list_(alloc), index_(alloc), fn_(other.fn_) {
         build_from(other.begin(), other.end(), other.size(), other.skiplist_mode_);
     }
 
     /// Takes other's elements in O(1); other is left empty. Never throws.
     sorted_set(sorted_set&& other) noexcept
         : opts_(other.opts_), list_(other.list_.allocator()), index_(other.list_.allocator()),
-          hash_(other.hash_), eq_(other.eq_), less_(other.less_) {
+          fn_(other.fn_) {
         take(other);
     }
 
@@ -357,18 +357,16 @@ public:
         }
         swap_contents(other);
         std::swap(opts_, other.opts_);
-        std::swap(hash_, other.hash_);
-        std::swap(eq_, other.eq_);
-        std::swap(less_, other.less_);
+        std::swap(fn_, other.fn_);
     }
     friend void swap(sorted_set& a, sorted_set& b) noexcept { a.swap(b); }
 
     allocator_type get_allocator() const noexcept { return list_.allocator(); }
     const options& get_options() const noexcept { return opts_; }
     /// The function objects the set was built with (copied by set operations into results).
-    hasher hash_function() const { return hash_; }
-    key_equal key_eq() const { return eq_; }
-    member_compare member_comp() const { return less_; }
+    hasher hash_function() const { return hash_(); }
+    key_equal key_eq() const { return eq_(); }
+    member_compare member_comp() const { return less_(); }
     /// Changes the conversion thresholds for what follows (CONFIG SET zset-max-listpack-*):
     /// like Redis, nothing converts now; the next add checks the new limits. O(1), noexcept.
     void set_options(const options& opts) noexcept { opts_ = opts; }
@@ -735,7 +733,7 @@ public:
     /// Invalidates all iterators.
     template <class ForwardIt, if_forward_iterator<ForwardIt> = 0>
     void assign_sorted(ForwardIt first, ForwardIt last) {
-        sorted_set fresh(opts_, hash_, eq_, less_, get_allocator());
+        sorted_set fresh(opts_, hash_(), eq_(), less_(), get_allocator());
         const auto n = static_cast<size_type>(std::distance(first, last));
         fresh.build_from(first, last, n, !fresh.fits_listpack(first, last, n));
         take(fresh);
@@ -777,7 +775,7 @@ public:
             prev_member = Member(e.member);
             have_prev = true;
             const position pos = locate(make_probe(e.member));
-            if (!pos || !eq_(pos.b.member_of(pos.r), e.member) ||
+            if (!pos || !eq_()(pos.b.member_of(pos.r), e.member) ||
                 !(pos.b.score_of(pos.r) == e.score))
                 return false;
         }
@@ -790,6 +788,10 @@ public:
     friend bool operator!=(const sorted_set& a, const sorted_set& b) { return !(a == b); }
 
 private:
+    const Hash& hash_() const noexcept { return std::get<0>(fn_); }
+    const KeyEqual& eq_() const noexcept { return std::get<1>(fn_); }
+    const Compare& less_() const noexcept { return std::get<2>(fn_); }
+
     struct probe {
         key_view member;
         std::uint64_t hash;
@@ -806,7 +808,7 @@ private:
     };
 
     std::uint64_t hash_value(key_view m) const noexcept {
-        const auto h = static_cast<std::uint64_t>(hash_(m));
+        const auto h = static_cast<std::uint64_t>(hash_()(m));
         // The index places by the high bits: a user hash that leaves them empty (std::hash of
         // an integer is the identity) would pile every member into one run, so it is mixed.
         if constexpr (detail::is_avalanching_v<Hash>)
@@ -852,40 +854,52 @@ private:
     }
 
     bool element_less(Score as, key_view am, Score bs, key_view bm) const noexcept {
-        return as < bs || (!(bs < as) && less_(am, bm));
+        return as < bs || (!(bs < as) && less_()(am, bm));
     }
     /// Does node n's first element order before (s, m)? Reads the block only on a score tie.
     bool node_before(const node& n, Score s, key_view m) const noexcept {
         if (n.first_score < s) return true;
         if (s < n.first_score) return false;
-        return less_(n.data.member(0), m);
+        return less_()(n.data.member(0), m);
     }
 
     // ---- lookup ---------------------------------------------------------------------------------
+
+    /// KeyEqual compares the bytes of strings: members may be compared inline.
+    static constexpr bool byte_equality =
+        byte_members && (std::is_same_v<KeyEqual, std::equal_to<>> ||
+                         std::is_same_v<KeyEqual, std::equal_to<std::string_view>> ||
+                         std::is_same_v<KeyEqual, std::equal_to<std::string>>);
+
+    /// Is the member of record r in block b equal to m?
+    bool same_member(block_type b, ref_type r, key_view m) const noexcept {
+        if constexpr (byte_equality)
+            return b.bytes_equal(r, m);
+        else
+            return eq_()(b.member_of(r), m);
+    }
 
     /// Where the member is, or an empty position.
     position locate(const probe& k) const noexcept {
         position out;
         if (!skiplist_mode_) {
             if (!lp_) return out;
-            const size_type i = lp_.find(k.member, fingerprint_of(k.hash), eq_);
+            const size_type i = lp_.find(fingerprint_of(k.hash),
+                                         [&](ref_type r) { return same_member(lp_, r, k.member); });
             if (i == block_type::npos) return out;
             out.b = lp_;
             out.r = lp_.ref(i);
             out.pos = i;
             return out;
         }
-        const std::uint32_t tag = index_type::tag_of(k.hash);
-        const size_type slot = index_.find(tag, [&](address a) {
+        out.slot = index_.find(index_type::tag_of(k.hash), [&](address a) {
             const block_type b = list_.block_of(a.node);
-            return eq_(b.member_of(a.ref), k.member);
+            if (!same_member(b, a.ref, k.member)) return false;
+            out.b = b;
+            out.r = a.ref;
+            out.node = a.node;
+            return true;
         });
-        if (slot == index_type::npos) return out;
-        const address a = index_.address(slot);
-        out.b = list_.block_of(a.node);
-        out.r = a.ref;
-        out.node = a.node;
-        out.slot = slot;
         return out;
     }
 
@@ -979,7 +993,7 @@ private:
             if (created) release_listpack();
             ZSET_RETHROW;
         }
-        lp_.link(lp_.lower_bound(s, k.member, less_), r, fingerprint_of(k.hash));
+        lp_.link(lp_.lower_bound(s, k.member, less_()), r, fingerprint_of(k.hash));
     }
 
     /// Replaces the listpack block by one with room for one more record of `units` units:
@@ -1019,7 +1033,7 @@ private:
         list_.descend([&](const node& n) { return node_before(n, s, k.member); }, p);
         auto where = list_.locate(p);
         if (where.target != list_type::head_id)
-            where.pos = list_.block_of(where.target).lower_bound(s, k.member, less_);
+            where.pos = list_.block_of(where.target).lower_bound(s, k.member, less_());
         const auto placed =
             list_.insert(p, where, s, k.member, 0, skiplist_limits(), false, repoint());
         return address{placed.first, placed.second};
@@ -1066,7 +1080,7 @@ private:
             list_.refresh_first(pos.node);
             return;
         }
-        where.pos = list_.block_of(where.target).lower_bound(s, k.member, less_);
+        where.pos = list_.block_of(where.target).lower_bound(s, k.member, less_());
         // Insert the new copy first (may throw: nothing changed yet), then drop the old one and
         // point the index at the new one. Neither step allocates.
         const auto placed =
@@ -1080,7 +1094,7 @@ private:
     void move_within(block_type b, size_type i, ref_type r, Score s, key_view m) noexcept {
         // where (s, m) goes among the others: lower_bound counts the element itself when its old
         // key is below the new one
-        size_type to = b.lower_bound(s, m, less_);
+        size_type to = b.lower_bound(s, m, less_());
         if (to > i) --to;
         b.set_score_of(r, s);
         b.move_position(i, to);
@@ -1099,7 +1113,7 @@ private:
         const node_id next = n.next(0);
         if (next == list_type::head_id) return true;
         const node& nn = list_.at(next);
-        return s < nn.first_score || (!(nn.first_score < s) && less_(m, nn.data.member(0)));
+        return s < nn.first_score || (!(nn.first_score < s) && less_()(m, nn.data.member(0)));
     }
 
     // ---- batch add ------------------------------------------------------------------------------
@@ -1189,7 +1203,7 @@ private:
                     return changes.size() - 1;
                 }
                 const change& c = changes[slots[i] - 1];
-                if (c.hash == h && s.eq_(c.member, m)) return slots[i] - 1;
+                if (c.hash == h && s.eq_()(c.member, m)) return slots[i] - 1;
             }
         }
     };
@@ -1293,7 +1307,7 @@ private:
         path p;
         list_.descend([&](const node& n) { return node_before(n, s, m); }, p);
         node_id x = p.at[0] == list_type::head_id ? list_.first() : p.at[0];
-        size_type i = list_.block_of(x).lower_bound(s, m, less_);
+        size_type i = list_.block_of(x).lower_bound(s, m, less_());
         if (i == list_.block_of(x).size()) {
             x = list_.at(x).next(0);
             i = 0;
@@ -1385,9 +1399,9 @@ private:
         using kind = typename lex_bound<lex_key>::kind;
         switch (b.type) {
         case kind::inclusive:
-            return lower ? less_(m, key_view(b.value)) : !less_(key_view(b.value), m);
+            return lower ? less_()(m, key_view(b.value)) : !less_()(key_view(b.value), m);
         case kind::exclusive:
-            return lower ? !less_(key_view(b.value), m) : less_(m, key_view(b.value));
+            return lower ? !less_()(key_view(b.value), m) : less_()(m, key_view(b.value));
         case kind::minus_infinity:
             return false;
         case kind::plus_infinity:
@@ -1555,7 +1569,7 @@ private:
 
     /// A copy of this set in skiplist mode (same allocator, options and functors). O(n).
     sorted_set skiplist_copy() const {
-        sorted_set converted(opts_, hash_, eq_, less_, get_allocator());
+        sorted_set converted(opts_, hash_(), eq_(), less_(), get_allocator());
         converted.build_skiplist(begin(), end(), size());
         converted.skiplist_mode_ = true;
         return converted;
@@ -1589,9 +1603,7 @@ private:
         lp_ = std::exchange(other.lp_, block_type());
         opts_ = other.opts_;
         skiplist_mode_ = std::exchange(other.skiplist_mode_, false);
-        hash_ = other.hash_;  // a stateful hash (e.g. seeded) must travel with the elements
-        eq_ = other.eq_;
-        less_ = other.less_;
+        fn_ = other.fn_;  // a stateful hash (e.g. seeded) must travel with the elements
     }
 
     // ---- validation -----------------------------------------------------------------------------
@@ -1633,9 +1645,8 @@ private:
     index_type index_;  // skiplist mode
     block_type lp_{};   // listpack mode (null while empty)
     bool skiplist_mode_ = false;
-    Hash hash_{};
-    KeyEqual eq_{};
-    Compare less_{};
+    // Hash, KeyEqual, Compare: a tuple, so empty function objects take no space.
+    std::tuple<Hash, KeyEqual, Compare> fn_{};
 };
 
 #if defined(ZSET_HAS_MEMORY_RESOURCE)

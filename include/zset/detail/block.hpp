@@ -26,13 +26,15 @@
 //   other members: fixed cells [score][Member], aligned; the Member's move constructor must not
 //     throw (records move when blocks split or compact).
 //
-// An erased record becomes garbage: its bytes stay until the block is rebuilt (split, compacted
-// into a new allocation, or regrown when full), so an erase never allocates, which the
-// container's strong exception guarantee relies on. Regrowing copies the area as it is, so refs
-// stay valid; a split or compaction moves records and reports each move (the index re-points
-// the moved entries).
+// An erased record becomes a hole, kept on a free list threaded through the holes themselves
+// ([next hole][hole size] in its first 4 bytes), and a later record that fits takes it
+// (first fit). So an erase never allocates (the container's strong exception guarantee relies
+// on it), and a block whose elements churn (score updates moving members between blocks)
+// rarely needs compacting. Regrowing copies the area as it is, so refs stay valid; a split or
+// compaction moves records and reports each move (the index re-points the moved entries).
 //
-// Invariant: the units of the live records plus `garbage` equal `used`.
+// Invariant: the units of the live records plus `garbage` (holes and fragments too small to be
+// holes) equal `used`.
 #pragma once
 
 #include <algorithm>
@@ -90,6 +92,7 @@ public:
     static constexpr size_type max_positions = 0xffff;
     static constexpr size_type max_area = 0xffff;
     static constexpr std::uint8_t long_length = 255;
+    static constexpr ref_type no_hole = 0xffff;
 
     static_assert(bytes || std::is_nothrow_move_constructible_v<Member>,
                   "zset: a non-string Member must be nothrow move constructible");
@@ -103,6 +106,7 @@ private:
         std::uint16_t used;      // area units in use from the start: records and garbage
         std::uint16_t area;      // area units available
         std::uint16_t garbage;   // units of erased records below `used`
+        std::uint16_t holes;     // first hole of the free list (no_hole: none)
         std::uint8_t fingerprinted;
         std::uint8_t reserved;
     };
@@ -120,7 +124,9 @@ private:
     // Object cells: [Score][Member], aligned for both.
     static constexpr size_type cell_align = alignof(Score) > alignof(Member) ? alignof(Score)
                                                                              : alignof(Member);
-    static constexpr size_type member_offset = align_up(sizeof(Score), alignof(Member));
+    // at least 2 bytes before the member: a free cell keeps its hole link there
+    static constexpr size_type member_offset =
+        align_up(sizeof(Score) < 2 ? 2 : sizeof(Score), alignof(Member));
     static constexpr size_type cell_bytes = align_up(member_offset + sizeof(Member), cell_align);
     static constexpr size_type unit_bytes = bytes ? 1 : cell_bytes;
     static constexpr size_type records_offset = align_up(sizeof(header), bytes ? 1 : cell_align);
@@ -170,6 +176,7 @@ public:
         h->units = static_cast<std::uint32_t>(n_units);
         h->capacity = static_cast<std::uint16_t>(cap);
         h->area = static_cast<std::uint16_t>(area);
+        h->holes = no_hole;
         h->fingerprinted = fingerprinted ? 1 : 0;
         return block(h);
     }
@@ -195,6 +202,8 @@ public:
                     Member(std::move(*old.member_ptr(r)));
                 old.member_ptr(r)->~Member();
             }
+            for (ref_type h = old.h_->holes; h != no_hole; h = old.next_hole(h))
+                std::memcpy(fresh.record(h), old.record(h), sizeof(ref_type));
         }
         std::memcpy(fresh.order(), old.order(), old.size() * sizeof(std::uint16_t));
         if (old.fingerprinted()) std::memcpy(fresh.fingerprints(), old.fingerprints(), old.size());
@@ -202,6 +211,7 @@ public:
         fresh.h_->size = old.h_->size;
         fresh.h_->used = old.h_->used;
         fresh.h_->garbage = old.h_->garbage;
+        fresh.h_->holes = old.h_->holes;
         deallocate(alloc, old);
         return fresh;
     }
@@ -269,26 +279,28 @@ public:
             return *member_ptr(r);
         }
     }
+    /// Is the member of record r the byte string m? (byte-string members)
+    bool bytes_equal(ref_type r, std::string_view m) const noexcept {
+        const unsigned char* p = record(r) + sizeof(Score);
+        if (m.size() >= long_length) return *p == long_length && member_of(r) == m;
+        return *p == m.size() && equal_bytes(p + 1, m.data(), m.size());
+    }
     Score score(size_type pos) const noexcept { return score_of(ref(pos)); }
     view member(size_type pos) const noexcept { return member_of(ref(pos)); }
 
-    /// Area units a record for member m takes.
+    /// Area units a record for member m takes (at least a hole's 4 bytes).
     static size_type units_for(view m) noexcept {
         if constexpr (bytes)
-            return sizeof(Score) + 1 +
-                   (m.size() < long_length ? m.size() : sizeof(std::uint32_t) + sizeof(char*));
+            return string_units(m.size() < long_length ? m.size() : long_length);
         else
             return 1;
     }
     /// Area units of the live record at r.
     size_type record_units(ref_type r) const noexcept {
-        if constexpr (bytes) {
-            const std::uint8_t len = record(r)[sizeof(Score)];
-            return sizeof(Score) + 1 +
-                   (len != long_length ? len : sizeof(std::uint32_t) + sizeof(char*));
-        } else {
+        if constexpr (bytes)
+            return string_units(record(r)[sizeof(Score)]);
+        else
             return 1;
-        }
     }
 
     /// Position of the record r (present), found in the order array: O(size / 8).
@@ -296,13 +308,13 @@ public:
 
     // ---- searching ------------------------------------------------------------------------
 
-    /// Position of member m, or npos (fingerprinted blocks only). Compares only the records
-    /// whose fingerprint matches.
-    template <class KeyEqual>
-    size_type find(view m, std::uint8_t fp, const KeyEqual& eq) const {
+    /// Position of the element whose record satisfies is_member(ref), or npos (fingerprinted
+    /// blocks only). Tests only the records whose fingerprint matches.
+    template <class IsMember>
+    size_type find(std::uint8_t fp, const IsMember& is_member) const {
         size_type found = npos;
         for_each_byte_match(fingerprints(), size(), fp, [&](size_type i) {
-            if (!eq(member(i), m)) return false;
+            if (!is_member(ref(i))) return false;
             found = i;
             return true;
         });
@@ -338,16 +350,33 @@ public:
 
     // ---- modifiers ------------------------------------------------------------------------
 
-    /// Is there room for one more record of `units` units without reallocating?
+    /// Is there room for one more record of `units` units (at the end of the area or in a
+    /// hole) without reallocating?
     bool has_room(size_type units) const noexcept {
-        return h_->size < h_->capacity && size_type{h_->used} + units <= h_->area;
+        if (h_->size >= h_->capacity) return false;
+        return size_type{h_->used} + units <= h_->area || find_hole(units).at != no_hole;
     }
 
-    /// Writes a new record at the end of the used area (not yet linked into the order) and
-    /// returns its ref. Precondition: has_room(units_for(m)). For object members the copy of m
-    /// may throw, and a long string member allocates; on exception nothing changed.
+    /// Writes a new record (not yet linked into the order) at the end of the used area, or in
+    /// the first hole it fits when the end has no room, and returns its ref. Precondition:
+    /// has_room(units_for(m)). For object members the copy of m may throw, and a long string
+    /// member allocates; on exception nothing changed.
     ref_type append_record(const Allocator& alloc, Score s, view m) {
-        const auto r = static_cast<ref_type>(h_->used);
+        const size_type units = units_for(m);
+        const bool at_end = size_type{h_->used} + units <= h_->area;
+        const hole_slot hole = at_end ? hole_slot{} : find_hole(units);  // read before writing
+        const ref_type r = at_end ? static_cast<ref_type>(h_->used) : hole.at;
+        write_record(alloc, r, s, m);  // may throw: nothing changed yet
+        if (at_end)
+            h_->used = static_cast<std::uint16_t>(h_->used + units);
+        else
+            take_hole(hole, units);
+        return r;
+    }
+
+private:
+    /// Writes record (s, m) at r. Only the member copy or allocation may throw.
+    void write_record(const Allocator& alloc, ref_type r, Score s, view m) {
         unsigned char* p = record(r);
         if constexpr (bytes) {
             if (m.size() < long_length) {
@@ -367,10 +396,89 @@ public:
             ::new (static_cast<void*>(member_ptr(r))) Member(m);  // may throw: nothing changed
         }
         std::memcpy(p, &s, sizeof s);
-        h_->used = static_cast<std::uint16_t>(h_->used + units_for(m));
-        return r;
     }
 
+    // ---- holes ----------------------------------------------------------------------------
+    // A hole holds [next hole: u16][size: u16] (object cells: [next hole] only, size 1).
+
+    struct hole_slot {
+        ref_type at = no_hole;
+        ref_type prev = no_hole;  // the hole before it in the list (no_hole: it is the head)
+        ref_type next = no_hole;  // the hole after it
+        size_type units = 0;      // its size
+    };
+    static constexpr size_type min_units = 4;
+    static constexpr size_type hole_search_limit = 32;  // bounds an insertion's walk
+
+    static size_type string_units(size_type length_byte) noexcept {
+        const size_type raw =
+            sizeof(Score) + 1 +
+            (length_byte != long_length ? length_byte : sizeof(std::uint32_t) + sizeof(char*));
+        return raw < min_units ? min_units : raw;
+    }
+    ref_type next_hole(ref_type h) const noexcept {
+        ref_type next;
+        std::memcpy(&next, record(h), sizeof next);
+        return next;
+    }
+    size_type hole_units(ref_type h) const noexcept {
+        if constexpr (!bytes) {
+            (void)h;
+            return 1;
+        } else {
+            std::uint16_t units;
+            std::memcpy(&units, record(h) + sizeof(ref_type), sizeof units);
+            return units;
+        }
+    }
+    void set_hole(ref_type h, ref_type next, size_type units) noexcept {
+        std::memcpy(record(h), &next, sizeof next);
+        if constexpr (bytes) {
+            const auto u = static_cast<std::uint16_t>(units);
+            std::memcpy(record(h) + sizeof(ref_type), &u, sizeof u);
+        } else {
+            (void)units;
+        }
+    }
+    void relink(ref_type prev, ref_type next) noexcept {
+        if (prev == no_hole)
+            h_->holes = next;
+        else
+            std::memcpy(record(prev), &next, sizeof next);
+    }
+
+    /// The first hole of at least `units` units (within the search limit), or none.
+    hole_slot find_hole(size_type units) const noexcept {
+        hole_slot found;
+        size_type steps = 0;
+        for (ref_type h = h_->holes; h != no_hole && steps < hole_search_limit;
+             h = next_hole(h), ++steps) {
+            if (hole_units(h) >= units) {
+                found.at = h;
+                found.next = next_hole(h);
+                found.units = hole_units(h);
+                return found;
+            }
+            found.prev = h;
+        }
+        return hole_slot{};
+    }
+
+    /// A record of `units` units now occupies the start of hole `slot`: the rest of the hole
+    /// stays on the list when it can still hold a hole, else it is a fragment (garbage until a
+    /// rebuild).
+    void take_hole(hole_slot slot, size_type units) noexcept {
+        if (slot.units - units >= min_units) {
+            const auto rest = static_cast<ref_type>(slot.at + units);
+            set_hole(rest, slot.next, slot.units - units);
+            relink(slot.prev, rest);
+        } else {
+            relink(slot.prev, slot.next);
+        }
+        h_->garbage = static_cast<std::uint16_t>(h_->garbage - units);
+    }
+
+public:
     /// Links record r at position pos. Precondition: size() < capacity(). Never throws.
     void link(size_type pos, ref_type r, std::uint8_t fp) noexcept {
         const size_type n = size();
@@ -446,7 +554,13 @@ public:
             for (size_type j = i + 1; j < size(); ++j)
                 if (ref(j) == r) return false;
         }
-        return live + h_->garbage == h_->used;
+        if (live + h_->garbage != h_->used) return false;
+        size_type in_holes = 0, count = 0;
+        for (ref_type h = h_->holes; h != no_hole; h = next_hole(h)) {
+            if (h >= h_->used || ++count > h_->used) return false;
+            in_holes += hole_units(h);
+        }
+        return in_holes <= h_->garbage;
     }
 
 private:
@@ -480,10 +594,13 @@ private:
         for (size_type i = first; i < last; ++i) {
             const ref_type r = ref(i);
             const size_type u = record_units(r);
-            if (size_type{r} + u == h_->used)
+            if (size_type{r} + u == h_->used) {
                 h_->used = r;
-            else
+            } else {
                 h_->garbage = static_cast<std::uint16_t>(h_->garbage + u);
+                set_hole(r, h_->holes, u);
+                h_->holes = r;
+            }
         }
         const size_type n = size();
         std::uint16_t* o = order();
@@ -496,6 +613,7 @@ private:
         if (h_->size == 0) {  // nothing live: the whole area is free again
             h_->used = 0;
             h_->garbage = 0;
+            h_->holes = no_hole;
         }
     }
 };

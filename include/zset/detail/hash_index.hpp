@@ -34,6 +34,7 @@
 #include <utility>
 
 #include "../common.hpp"
+#include "allocator_holder.hpp"
 #include "block.hpp"
 #include "scan.hpp"
 
@@ -41,7 +42,9 @@ namespace zset {
 namespace detail {
 
 template <class Allocator>
-class hash_index {
+class hash_index
+    : private allocator_holder<
+          typename std::allocator_traits<Allocator>::template rebind_alloc<std::uint32_t>> {
     // One allocation of 32-bit words holds both arrays (so `tags` is aligned whatever the
     // allocator's own alignment for bytes).
     using word_traits =
@@ -58,17 +61,16 @@ public:
     /// Node ids are 24-bit.
     static constexpr std::uint32_t max_node = 0xffffff;
 
-    explicit hash_index(const Allocator& alloc = Allocator()) noexcept : alloc_(alloc) {}
+    explicit hash_index(const Allocator& alloc = Allocator()) noexcept
+        : allocator_holder<word_allocator>(word_allocator(alloc)) {}
     hash_index(const hash_index&) = delete;
     hash_index& operator=(const hash_index&) = delete;
     ~hash_index() { release(); }
 
     /// Frees the table. Never throws.
     void release() noexcept {
-        if (mem_ != nullptr) word_traits::deallocate(alloc_, mem_, words_for(capacity_));
+        if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
         mem_ = nullptr;
-        tags_ = nullptr;
-        refs_ = nullptr;
         capacity_ = 0;
         size_ = 0;
     }
@@ -76,16 +78,14 @@ public:
     void swap(hash_index& other) noexcept {
         using std::swap;
         swap(mem_, other.mem_);
-        swap(tags_, other.tags_);
-        swap(refs_, other.refs_);
         swap(capacity_, other.capacity_);
         swap(size_, other.size_);
     }
     /// Replaces the allocator; the table must be released first.
-    void set_allocator(const Allocator& a) noexcept { alloc_ = word_allocator(a); }
+    void set_allocator(const Allocator& a) noexcept { alloc() = word_allocator(a); }
     void swap_allocators(hash_index& other) noexcept {
         using std::swap;
-        swap(alloc_, other.alloc_);
+        swap(alloc(), other.alloc());
     }
 
     size_type size() const noexcept { return size_; }
@@ -112,8 +112,8 @@ public:
     void prefetch(std::uint32_t tag) const noexcept {
         if (size_ == 0) return;
         const size_type h = home(tag);
-        detail::prefetch(tags_ + h);
-        detail::prefetch(refs_ + h * ref_bytes);
+        detail::prefetch(tags() + h);
+        detail::prefetch(refs() + h * ref_bytes);
     }
 
     /// The slot of the first entry with this tag for which `is_member(address)` returns true,
@@ -123,8 +123,8 @@ public:
         if (size_ == 0) return npos;
         size_type i = home(tag);
         // 0 (empty) wraps to the largest value: one comparison stops at empty or larger tags
-        while (tags_[i] - 1u < tag - 1u) ++i;
-        for (; tags_[i] == tag; ++i)
+        while (tags()[i] - 1u < tag - 1u) ++i;
+        for (; tags()[i] == tag; ++i)
             if (is_member(address(i))) return i;
         return npos;
     }
@@ -136,18 +136,18 @@ public:
 
     record_address address(size_type slot) const noexcept {
         std::uint32_t low;
-        std::memcpy(&low, refs_ + slot * ref_bytes, sizeof low);
-        const std::uint32_t high = refs_[slot * ref_bytes + 4];
+        std::memcpy(&low, refs() + slot * ref_bytes, sizeof low);
+        const std::uint32_t high = refs()[slot * ref_bytes + 4];
         return record_address{low & max_node,
                               static_cast<std::uint16_t>((low >> 24) | (high << 8))};
     }
-    std::uint32_t tag_at(size_type slot) const noexcept { return tags_[slot]; }
+    std::uint32_t tag_at(size_type slot) const noexcept { return tags()[slot]; }
 
     /// Points the entry in `slot` at a. Never throws.
     void set_address(size_type slot, record_address a) noexcept {
         const std::uint32_t low = a.node | (std::uint32_t{a.ref} << 24);
-        std::memcpy(refs_ + slot * ref_bytes, &low, sizeof low);
-        refs_[slot * ref_bytes + 4] = static_cast<unsigned char>(a.ref >> 8);
+        std::memcpy(refs() + slot * ref_bytes, &low, sizeof low);
+        refs()[slot * ref_bytes + 4] = static_cast<unsigned char>(a.ref >> 8);
     }
 
     /// Adds an entry; the caller guarantees the member is absent. Strong guarantee (grows
@@ -163,11 +163,11 @@ public:
         // shift the rest of the run back while its entries sit past their home
         const size_type end = capacity_ + overflow;
         size_type next = slot + 1;
-        while (next != end && tags_[next] != 0 && home(tags_[next]) < next) ++next;
+        while (next != end && tags()[next] != 0 && home(tags()[next]) < next) ++next;
         const size_type count = next - slot - 1;
-        std::memmove(tags_ + slot, tags_ + slot + 1, count * sizeof *tags_);
-        std::memmove(refs_ + slot * ref_bytes, refs_ + (slot + 1) * ref_bytes, count * ref_bytes);
-        tags_[next - 1] = 0;
+        std::memmove(tags() + slot, tags() + slot + 1, count * sizeof *tags());
+        std::memmove(refs() + slot * ref_bytes, refs() + (slot + 1) * ref_bytes, count * ref_bytes);
+        tags()[next - 1] = 0;
         --size_;
     }
 
@@ -186,11 +186,11 @@ public:
         if (size_ == 0) return;
         const size_type end = capacity_ + overflow;
         for (size_type i = home(first); i != end; ++i) {
-            if (tags_[i] == 0) {
+            if (tags()[i] == 0) {
                 if (i > home(last)) return;
                 continue;
             }
-            const std::uint32_t t = tags_[i];
+            const std::uint32_t t = tags()[i];
             if (t > last) return;
             if (t >= first) visit(t, address(i));
         }
@@ -200,23 +200,30 @@ public:
     template <class Visit>
     void for_each(Visit&& visit) const {
         for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow; ++i)
-            if (tags_[i] != 0) visit(tags_[i], address(i));
+            if (tags()[i] != 0) visit(tags()[i], address(i));
     }
 
     /// Checks that every run is sorted and every entry sits at or after its home.
     bool validate() const noexcept {
         size_type count = 0;
         for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow; ++i) {
-            if (tags_[i] == 0) continue;
+            if (tags()[i] == 0) continue;
             ++count;
-            if (home(tags_[i]) > i) return false;
-            if (i > 0 && tags_[i - 1] != 0 && tags_[i - 1] > tags_[i]) return false;
+            if (home(tags()[i]) > i) return false;
+            if (i > 0 && tags()[i - 1] != 0 && tags()[i - 1] > tags()[i]) return false;
         }
-        return count == size_ && (mem_ == nullptr || tags_[capacity_ + overflow] == 0);
+        return count == size_ && (mem_ == nullptr || tags()[capacity_ + overflow] == 0);
     }
 
 private:
     static size_type max_load(size_type cap) noexcept { return cap - cap / 16; }
+
+    word_allocator& alloc() noexcept { return this->held_allocator(); }
+
+    std::uint32_t* tags() const noexcept { return mem_; }
+    unsigned char* refs() const noexcept {
+        return reinterpret_cast<unsigned char*>(mem_ + capacity_ + extra);
+    }
 
     /// 32-bit words of a table of `cap` home slots: the tags, then the refs.
     static size_type words_for(size_type cap) noexcept {
@@ -232,13 +239,13 @@ private:
     bool try_place(std::uint32_t tag, record_address a) noexcept {
         const size_type end = capacity_ + overflow;
         size_type s = home(tag);
-        while (s != end && tags_[s] != 0 && tags_[s] <= tag) ++s;
+        while (s != end && tags()[s] != 0 && tags()[s] <= tag) ++s;
         size_type hole = s;
-        while (hole != end && tags_[hole] != 0) ++hole;
+        while (hole != end && tags()[hole] != 0) ++hole;
         if (hole == end) return false;
-        std::memmove(tags_ + s + 1, tags_ + s, (hole - s) * sizeof *tags_);
-        std::memmove(refs_ + (s + 1) * ref_bytes, refs_ + s * ref_bytes, (hole - s) * ref_bytes);
-        tags_[s] = tag;
+        std::memmove(tags() + s + 1, tags() + s, (hole - s) * sizeof *tags());
+        std::memmove(refs() + (s + 1) * ref_bytes, refs() + s * ref_bytes, (hole - s) * ref_bytes);
+        tags()[s] = tag;
         set_address(s, a);
         return true;
     }
@@ -246,7 +253,7 @@ private:
     /// Moves every entry to a table of `new_capacity` home slots in one ordered pass.
     void rehash(size_type new_capacity) {
         for (;;) {
-            std::uint32_t* fresh = word_traits::allocate(alloc_, words_for(new_capacity));
+            std::uint32_t* fresh = word_traits::allocate(alloc(), words_for(new_capacity));
             std::memset(fresh, 0, words_for(new_capacity) * sizeof *fresh);
             std::uint32_t* fresh_tags = fresh;
             unsigned char* fresh_refs =
@@ -256,36 +263,31 @@ private:
             size_type next = 0;
             bool fits = true;
             for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow; ++i) {
-                if (tags_[i] == 0) continue;
+                if (tags()[i] == 0) continue;
                 const size_type h =
-                    static_cast<size_type>((std::uint64_t{tags_[i]} * new_capacity) >> 32);
+                    static_cast<size_type>((std::uint64_t{tags()[i]} * new_capacity) >> 32);
                 const size_type at = h > next ? h : next;
                 if (at >= new_capacity + overflow) {
                     fits = false;
                     break;
                 }
-                fresh_tags[at] = tags_[i];
-                std::memcpy(fresh_refs + at * ref_bytes, refs_ + i * ref_bytes, ref_bytes);
+                fresh_tags[at] = tags()[i];
+                std::memcpy(fresh_refs + at * ref_bytes, refs() + i * ref_bytes, ref_bytes);
                 next = at + 1;
             }
             if (!fits) {
-                word_traits::deallocate(alloc_, fresh, words_for(new_capacity));
+                word_traits::deallocate(alloc(), fresh, words_for(new_capacity));
                 new_capacity += new_capacity / 4;
                 continue;
             }
-            if (mem_ != nullptr) word_traits::deallocate(alloc_, mem_, words_for(capacity_));
+            if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
             mem_ = fresh;
-            tags_ = fresh_tags;
-            refs_ = fresh_refs;
             capacity_ = new_capacity;
             return;
         }
     }
 
-    word_allocator alloc_;
-    std::uint32_t* mem_ = nullptr;
-    std::uint32_t* tags_ = nullptr;
-    unsigned char* refs_ = nullptr;
+    std::uint32_t* mem_ = nullptr;  // the tags, then the refs
     size_type capacity_ = 0;
     size_type size_ = 0;
 };

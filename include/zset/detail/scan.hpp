@@ -6,6 +6,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
@@ -16,7 +17,7 @@ namespace zset {
 namespace detail {
 
 /// Bytes a scanned array keeps readable past its end.
-inline constexpr std::size_t scan_slack = 16;
+inline constexpr std::size_t scan_slack = 32;
 
 /// A hint to start loading the cache line at p (any address, even null: never faults).
 inline void prefetch(const void* p) noexcept {
@@ -85,17 +86,21 @@ inline bool for_each_byte_match(const std::uint8_t* bytes, std::size_t n, std::u
 #endif
 }
 
-/// Index of the first i in [0, n) with values[i] == value, or n. Reads up to scan_slack bytes
-/// past the end of the array.
+/// Index of the first i in [0, n) with values[i] == value, or n. 16 values per branch; reads
+/// up to scan_slack bytes past the end of the array.
 inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
                             std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
     const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
-    for (std::size_t i = 0; i < n; i += 8) {
-        const __m128i chunk = _mm_loadu_si128(reinterpret_cast<const __m128i*>(values + i));
-        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi16(chunk, needle)));
+    for (std::size_t i = 0; i < n; i += 16) {
+        const __m128i low =
+            _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values + i)), needle);
+        const __m128i high = _mm_cmpeq_epi16(
+            _mm_loadu_si128(reinterpret_cast<const __m128i*>(values + i + 8)), needle);
+        // one byte per value: 0xffff / 0 lanes pack to 0xff / 0
+        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(low, high)));
         if (mask != 0) {
-            const std::size_t at = i + lowest_bit(mask) / 2;
+            const std::size_t at = i + lowest_bit(mask);
             return at < n ? at : n;
         }
     }
@@ -105,6 +110,29 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
         if (values[i] == value) return i;
     return n;
 #endif
+}
+
+/// Whether n bytes at a and b are equal. Short runs (the common member) compare in two
+/// overlapping word loads instead of a call; never reads outside [a, a + n) or [b, b + n).
+inline bool equal_bytes(const void* a, const void* b, std::size_t n) noexcept {
+    const auto* x = static_cast<const unsigned char*>(a);
+    const auto* y = static_cast<const unsigned char*>(b);
+    const auto load64 = [](const unsigned char* p) {
+        std::uint64_t v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    };
+    const auto load32 = [](const unsigned char* p) {
+        std::uint32_t v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    };
+    if (n > 16) return std::memcmp(x, y, n) == 0;
+    if (n >= 8) return ((load64(x) ^ load64(y)) | (load64(x + n - 8) ^ load64(y + n - 8))) == 0;
+    if (n >= 4) return ((load32(x) ^ load32(y)) | (load32(x + n - 4) ^ load32(y + n - 4))) == 0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (x[i] != y[i]) return false;
+    return true;
 }
 
 }  // namespace detail

@@ -32,13 +32,14 @@
 #include <utility>
 
 #include "../common.hpp"
+#include "allocator_holder.hpp"
 #include "block.hpp"
 
 namespace zset {
 namespace detail {
 
 template <class Score, class Member, class Allocator>
-class skiplist {
+class skiplist : private allocator_holder<Allocator> {
 public:
     using block_type = block<Score, Member, Allocator>;
     using view = typename block_type::view;
@@ -93,7 +94,8 @@ private:
     using link_allocator = typename link_traits::allocator_type;
 
 public:
-    explicit skiplist(const Allocator& alloc = Allocator()) noexcept : alloc_(alloc) {}
+    explicit skiplist(const Allocator& alloc = Allocator()) noexcept
+        : allocator_holder<Allocator>(alloc) {}
     skiplist(const skiplist&) = delete;
     skiplist& operator=(const skiplist&) = delete;
     ~skiplist() { clear(); }
@@ -111,21 +113,21 @@ public:
     }
 
     void swap(skiplist& other) noexcept {
-        skiplist tmp(alloc_);
+        skiplist tmp(allocator());
         tmp.steal(*this);
         steal(other);
         other.steal(tmp);
     }
 
-    const Allocator& allocator() const noexcept { return alloc_; }
+    const Allocator& allocator() const noexcept { return this->held_allocator(); }
     void swap_allocators(skiplist& other) noexcept {
         using std::swap;
-        swap(alloc_, other.alloc_);
+        swap(this->held_allocator(), other.held_allocator());
     }
     /// Replaces the allocator, freeing everything allocated with the old one first.
     void set_allocator(const Allocator& a) noexcept {
         clear();
-        alloc_ = a;
+        this->held_allocator() = a;
     }
 
     size_type size() const noexcept { return size_; }
@@ -145,12 +147,12 @@ public:
         if (nodes_ != nullptr) {
             for (node_id id = first(); id != head_id;) {
                 const node_id next = nodes_[id].next(0);
-                block_type::destroy(alloc_, nodes_[id].data);
+                block_type::destroy(allocator(), nodes_[id].data);
                 free_tall(nodes_[id]);
                 id = next;
             }
             free_tall(nodes_[head_id]);
-            node_allocator na(alloc_);
+            node_allocator na(allocator());
             node_traits::deallocate(na, nodes_, capacity_);
         }
         nodes_ = nullptr;
@@ -285,7 +287,7 @@ public:
             return split_insert(p, where, s, m, fp, lim, moved);
         if (!t.data.has_room(units)) make_room(where.target, units, moved);
         block_type b = nodes_[where.target].data;
-        const ref_type r = b.append_record(alloc_, s, m);  // may throw: nothing linked yet
+        const ref_type r = b.append_record(allocator(), s, m);  // may throw: nothing linked yet
         b.link(where.pos, r, fp);
         refresh_first(where.target);
         count_insert(p, where.target);
@@ -310,7 +312,7 @@ public:
             cover.at(i).span -= static_cast<std::uint32_t>(count);
         }
         size_ -= count;
-        nodes_[x].data.erase(alloc_, first, last);
+        nodes_[x].data.erase(allocator(), first, last);
         if (!nodes_[x].data.empty()) {
             refresh_first(x);
             return x;
@@ -342,14 +344,14 @@ public:
         block_type old = nodes_[x].data;
         const size_type live = old.used() - old.garbage();
         block_type fresh =
-            block_type::create(alloc_, block_type::grown(old.size() + 1),
+            block_type::create(allocator(), block_type::grown(old.size() + 1),
                                block_type::grown_area(live + units), old.fingerprinted());
         fresh.set_node(x);
         block_type::transfer(old, 0, old.size(), fresh,
                              [&](view mv, Score sc, ref_type a, ref_type b) {
                                  moved(mv, sc, record_address{x, a}, record_address{x, b});
                              });
-        block_type::destroy(alloc_, old);  // nothing live is left in it
+        block_type::destroy(allocator(), old);  // nothing live is left in it
         nodes_[x].data = fresh;
     }
 
@@ -435,7 +437,7 @@ private:
         link_traits::deallocate(la, n.tall, static_cast<size_type>(n.height - inline_levels));
         n.tall = nullptr;
     }
-    void free_tall(node& n) noexcept { free_tall_with(alloc_, n); }
+    void free_tall(node& n) noexcept { free_tall_with(allocator(), n); }
     static size_type tall_bytes(const node& n) noexcept {
         return n.tall == nullptr ? 0 : (n.height - inline_levels) * sizeof(link);
     }
@@ -444,14 +446,14 @@ private:
     /// Strong guarantee.
     void reserve_node() {
         if (nodes_ != nullptr && free_ != head_id) return;
-        const size_type cap = capacity_ < 4 ? 4 : capacity_ + capacity_ / 2;
+        const size_type cap = capacity_ < 4 ? 4 : size_type{capacity_} + capacity_ / 2;
         if (cap > size_type{0xffffff} + 1) raise_length_error("zset: too many blocks");
-        node_allocator na(alloc_);
+        node_allocator na(allocator());
         node* fresh = node_traits::allocate(na, cap);
         if (nodes_ == nullptr) {
             link* tall;
             ZSET_TRY {
-                link_allocator la(alloc_);
+                link_allocator la(allocator());
                 tall = link_traits::allocate(la, max_level - inline_levels);
             }
             ZSET_CATCH_ALL {
@@ -470,7 +472,7 @@ private:
         }
         nodes_ = fresh;
         const size_type old = capacity_ == 0 ? 1 : capacity_;
-        capacity_ = cap;
+        capacity_ = static_cast<std::uint32_t>(cap);
         for (size_type i = cap; i-- > old;) {
             node& f = *new (static_cast<void*>(nodes_ + i)) node();
             f.height = 0;
@@ -484,16 +486,16 @@ private:
         reserve_node();
         link* tall = nullptr;
         if (height > inline_levels) {
-            link_allocator la(alloc_);
+            link_allocator la(allocator());
             tall = link_traits::allocate(la, static_cast<size_type>(height - inline_levels));
         }
         block_type b;
         ZSET_TRY {
-            b = block_type::create(alloc_, capacity, area, fingerprinted);
+            b = block_type::create(allocator(), capacity, area, fingerprinted);
         }
         ZSET_CATCH_ALL {
             if (tall != nullptr) {
-                link_allocator la(alloc_);
+                link_allocator la(allocator());
                 link_traits::deallocate(la, tall, static_cast<size_type>(height - inline_levels));
             }
             ZSET_RETHROW;
@@ -512,7 +514,7 @@ private:
 
     /// Frees an unlinked node whose block holds nothing the caller still needs.
     void discard_node(node_id id) noexcept {
-        block_type::destroy(alloc_, nodes_[id].data);
+        block_type::destroy(allocator(), nodes_[id].data);
         free_tall(nodes_[id]);
         nodes_[id].height = 0;
         nodes_[id].data = block_type();
@@ -580,7 +582,7 @@ private:
             create_node(random_height(lim.max_height), 1, block_type::units_for(m), fingerprinted);
         ref_type r;
         ZSET_TRY {
-            r = nodes_[id].data.append_record(alloc_, s, m);
+            r = nodes_[id].data.append_record(allocator(), s, m);
         }
         ZSET_CATCH_ALL {
             discard_node(id);
@@ -610,7 +612,7 @@ private:
             b.size() < b.capacity() ? b.capacity() : block_type::grown(b.size() + 1);
         const size_type area =
             b.used() + units <= b.area() ? b.area() : block_type::grown_area(b.used() + units);
-        nodes_[x].data = block_type::regrow(alloc_, b, cap, area);
+        nodes_[x].data = block_type::regrow(allocator(), b, cap, area);
     }
 
     /// Inserts into a full node: a new node holds the new element alone when it goes at the
@@ -628,7 +630,7 @@ private:
                                            block_type::units_for(m), fingerprinted);
             ref_type r;
             ZSET_TRY {
-                r = nodes_[id].data.append_record(alloc_, s, m);
+                r = nodes_[id].data.append_record(allocator(), s, m);
             }
             ZSET_CATCH_ALL {
                 discard_node(id);
@@ -677,7 +679,7 @@ private:
         // above dropped the null store of a block assigned inside the same try, measured.)
         block_type kept;
         ZSET_TRY {
-            kept = block_type::create(alloc_, block_type::grown(k + (into_new ? 0 : 1)),
+            kept = block_type::create(allocator(), block_type::grown(k + (into_new ? 0 : 1)),
                                       block_type::grown_area(lower_units + (into_new ? 0 : units)),
                                       b.fingerprinted());
         }
@@ -687,10 +689,10 @@ private:
         }
         ref_type r;
         ZSET_TRY {
-            r = (into_new ? fresh : kept).append_record(alloc_, s, m);
+            r = (into_new ? fresh : kept).append_record(allocator(), s, m);
         }
         ZSET_CATCH_ALL {
-            block_type::destroy(alloc_, kept);
+            block_type::destroy(allocator(), kept);
             discard_node(fresh_id);
             ZSET_RETHROW;
         }
@@ -702,7 +704,7 @@ private:
         block_type::transfer(b, 0, k, kept, [&](view mv, Score sc, ref_type a, ref_type c) {
             moved(mv, sc, record_address{t, a}, record_address{t, c});
         });
-        block_type::destroy(alloc_, b);  // empty now
+        block_type::destroy(allocator(), b);  // empty now
         nodes_[t].data = kept;
         link_after(p, fresh_id, where.start + k);
         const node_id dest = into_new ? fresh_id : t;
@@ -719,13 +721,12 @@ private:
         return {dest, r};
     }
 
-    Allocator alloc_;
     node* nodes_ = nullptr;
-    size_type capacity_ = 0;
-    node_id free_ = 0;  // first free id (0: none)
+    std::uint32_t capacity_ = 0;  // nodes in the pool
+    node_id free_ = 0;            // first free id (0: none)
     int level_ = 0;
+    std::uint32_t count_ = 0;  // nodes in the list (the head not counted)
     size_type size_ = 0;
-    size_type count_ = 0;  // nodes in the list (the head not counted)
     std::uint64_t rng_ = 0x2545f4914f6cdd1dull;
 };
 
