@@ -187,7 +187,7 @@ public:
     using const_reference = reference;
 
     /// Elements beyond this many per block split (skiplist mode).
-    static constexpr size_type block_max_entries = 128;
+    static constexpr size_type block_max_entries = 256;
     /// Record bytes (score, length and member) beyond this many per block split (skiplist
     /// mode; soft: a block always takes at least one element).
     static constexpr size_type block_max_bytes = 8192;
@@ -1033,7 +1033,8 @@ private:
         list_.descend([&](const node& n) { return node_before(n, s, k.member); }, p);
         auto where = list_.locate(p);
         if (where.target != list_type::head_id)
-            where.pos = list_.block_of(where.target).lower_bound(s, k.member, less_());
+            where.pos =
+                list_.block_of(where.target).lower_bound(s, k.member, less_(), search_mode());
         const auto placed =
             list_.insert(p, where, s, k.member, 0, skiplist_limits(), false, repoint());
         return address{placed.first, placed.second};
@@ -1046,6 +1047,27 @@ private:
         list_.erase(p, x, pos, pos + 1);
     }
 
+    /// Removes position `pos` of node x, the element (s, m), from the list only, finding x's
+    /// predecessors by one descent on the element's own key (every node before x starts below
+    /// it, every node after x above it). Never throws.
+    void erase_key_from_list(node_id x, size_type pos, Score s, key_view m) noexcept {
+        path p;
+        if (x == list_.first()) {
+            list_.predecessors(x, p);  // the head at every level: no search
+        } else {
+            const node* target = &list_.at(x);
+            list_.descend([&](const node& n) { return &n != target && node_before(n, s, m); }, p);
+        }
+        list_.erase(p, x, pos, pos + 1);
+    }
+
+    /// How a block search should treat the cache: a set whose blocks cannot all be cached
+    /// (beyond ~2,000 blocks, a few MB) prefetches the records a search may probe next.
+    typename block_type::search search_mode() const noexcept {
+        return skiplist_mode_ && list_.node_count() >= 2048 ? block_type::search::cold
+                                                            : block_type::search::cached;
+    }
+
     /// Removes a located element (index entry included). Never throws.
     void erase_found(const position& pos) noexcept {
         if (!skiplist_mode_) {
@@ -1054,7 +1076,8 @@ private:
             return;
         }
         index_.erase_slot(pos.slot);
-        erase_from_list(pos.node, pos.b.position_of(pos.r));
+        const key_view m = pos.b.member_of(pos.r);
+        erase_key_from_list(pos.node, pos.b.position_of(pos.r), pos.b.score_of(pos.r), m);
         if (list_.size() == 0) clear();
     }
 
@@ -1080,12 +1103,13 @@ private:
             list_.refresh_first(pos.node);
             return;
         }
-        where.pos = list_.block_of(where.target).lower_bound(s, k.member, less_());
+        where.pos = list_.block_of(where.target).lower_bound(s, k.member, less_(), search_mode());
         // Insert the new copy first (may throw: nothing changed yet), then drop the old one and
         // point the index at the new one. Neither step allocates.
+        const Score old_score = pos.b.score_of(pos.r);
         const auto placed =
             list_.insert(p, where, s, k.member, 0, skiplist_limits(), false, repoint());
-        erase_from_list(pos.node, i);
+        erase_key_from_list(pos.node, i, old_score, k.member);
         index_.set_address(pos.slot, address{placed.first, placed.second});
     }
 

@@ -220,7 +220,7 @@ public:
     /// insert) while a block is copied only every n/16 inserts.
     static size_type grown(size_type n) noexcept { return n + n / 16 + 2; }
     static size_type grown_area(size_type units) noexcept {
-        return units + units / 16 + (bytes ? 16 : 1);
+        return units + units / 16 + (bytes ? 8 : 1);
     }
 
     /// Can one block hold `count` elements of `units` area units (with growth slack)?
@@ -321,31 +321,42 @@ public:
         return found;
     }
 
+    /// Whether a search expects the block in cache; a cold search prefetches the records it may
+    /// probe next (they are scattered in the area), which pays off only on cache misses.
+    enum class search { cached, cold };
+
     /// First position i for which goes_before(i) is false, assuming it is true then false.
+    /// Branch-light binary search: the probe sequence does not depend on earlier outcomes'
+    /// branches, only on a conditional move.
     template <class GoesBefore>
-    size_type partition_point(const GoesBefore& goes_before) const {
-        size_type lo = 0, hi = size();
-        while (lo < hi) {
-            const size_type mid = lo + (hi - lo) / 2;
-            // Records are scattered in the area: start loading both possible next probes.
-            prefetch_record(ref(lo + (mid - lo) / 2));
-            if (mid + 1 < hi) prefetch_record(ref(mid + 1 + (hi - mid - 1) / 2));
-            if (goes_before(mid))
-                lo = mid + 1;
-            else
-                hi = mid;
+    size_type partition_point(const GoesBefore& goes_before, search mode = search::cached) const {
+        size_type base = 0, len = size();
+        if (len == 0) return 0;
+        const std::uint16_t* o = order();
+        while (len > 1) {
+            const size_type half = len / 2;
+            if (mode == search::cold) {
+                prefetch(record(o[base + half / 2]));
+                prefetch(record(o[base + half + half / 2]));
+            }
+            base = goes_before(base + half) ? base + half : base;
+            len -= half;
         }
-        return lo;
+        return base + (goes_before(base) ? 1 : 0);
     }
 
     /// First position whose (score, member) is not less than (s, m).
     template <class Compare>
-    size_type lower_bound(Score s, view m, const Compare& less) const {
-        return partition_point([&](size_type i) {
-            const ref_type r = ref(i);
-            const Score si = score_of(r);
-            return si < s || (!(s < si) && less(member_of(r), m));
-        });
+    size_type lower_bound(Score s, view m, const Compare& less,
+                          search mode = search::cached) const {
+        const std::uint16_t* o = order();
+        return partition_point(
+            [&](size_type i) {
+                const ref_type r = o[i];
+                const Score si = score_of(r);
+                return si < s || (!(s < si) && less(member_of(r), m));
+            },
+            mode);
     }
 
     // ---- modifiers ------------------------------------------------------------------------

@@ -22,7 +22,7 @@
 //   * growth is one sequential pass (entries are already in order; no member is re-hashed);
 //   * the entries whose tags lie in [t0, t1] are one contiguous stretch, which makes the ZSCAN
 //     cursor (a tag) exact while the table grows or shrinks.
-// Runs never wrap around: `overflow` extra slots follow the last home slot, and an insertion
+// Runs never wrap around: a few extra slots follow the last home slot, and an insertion
 // that would run past them grows the table instead. Deletion shifts the rest of the run back
 // (no tombstones). Caveat: a table of 2^24 node ids bounds a set to 2^24 blocks.
 #pragma once
@@ -50,9 +50,15 @@ class hash_index
     using word_traits =
         typename std::allocator_traits<Allocator>::template rebind_traits<std::uint32_t>;
     using word_allocator = typename word_traits::allocator_type;
-    static constexpr std::size_t overflow = 256;  // slots after the last home slot
-    // ...plus one sentinel slot that always stays empty, so every probe loop ends on a zero.
-    static constexpr std::size_t extra = overflow + 1;
+    /// Slots after the last home slot: enough for the longest run at 7/8 load (a small table
+    /// needs fewer), plus one sentinel slot that always stays empty, so every probe loop ends
+    /// on a zero.
+    static constexpr std::size_t overflow_for(std::size_t cap) noexcept {
+        return cap < 2048 ? 16 + cap / 16 : 256;
+    }
+    static constexpr std::size_t extra_for(std::size_t cap) noexcept {
+        return overflow_for(cap) + 1;
+    }
     static constexpr std::size_t ref_bytes = 5;
 
 public:
@@ -72,12 +78,14 @@ public:
         if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
         mem_ = nullptr;
         capacity_ = 0;
+        tombstones_ = 0;
         size_ = 0;
     }
 
     void swap(hash_index& other) noexcept {
         using std::swap;
         swap(mem_, other.mem_);
+        swap(tombstones_, other.tombstones_);
         swap(capacity_, other.capacity_);
         swap(size_, other.size_);
     }
@@ -94,17 +102,20 @@ public:
         return mem_ == nullptr ? 0 : words_for(capacity_) * sizeof(std::uint32_t);
     }
 
+    /// The tag of a hash: its high 32 bits, odd (bit 0 marks a live entry; an erased entry keeps
+    /// its tag minus one as a tombstone, so runs stay ordered by tag | 1) and at least 3.
     static std::uint32_t tag_of(std::uint64_t hash) noexcept {
-        const auto t = static_cast<std::uint32_t>(hash >> 32);
-        return t == 0 ? 1 : t;
+        const auto t = static_cast<std::uint32_t>(hash >> 32) | 1u;
+        return t == 1 ? 3 : t;
     }
 
     /// Makes room for `n` entries without further growth (barring a run overflowing, which
-    /// insert handles). Strong guarantee.
+    /// insert handles); tombstones count as occupied until a rehash drops them. Strong
+    /// guarantee.
     void reserve(size_type n) {
-        if (n <= max_load(capacity_)) return;
+        if (n + tombstones_ <= max_load(capacity_)) return;
         size_type cap = capacity_ < 16 ? 16 : capacity_;
-        while (max_load(cap) < n) cap += cap / 4;
+        while (max_load(cap) < n) cap += cap / 8;
         rehash(cap);
     }
 
@@ -116,16 +127,18 @@ public:
         detail::prefetch(refs() + h * ref_bytes);
     }
 
-    /// The slot of the first entry with this tag for which `is_member(address)` returns true,
-    /// or npos. Expected O(1): a few tag comparisons in one cache line.
+    /// The slot of the first live entry with this tag for which `is_member(address)` returns
+    /// true, or npos. Expected O(1): a few tag comparisons in one cache line.
     template <class IsMember>
     size_type find(std::uint32_t tag, IsMember&& is_member) const {
         if (size_ == 0) return npos;
+        const std::uint32_t* t = tags();
         size_type i = home(tag);
         // 0 (empty) wraps to the largest value: one comparison stops at empty or larger tags
-        while (tags()[i] - 1u < tag - 1u) ++i;
-        for (; tags()[i] == tag; ++i)
-            if (is_member(address(i))) return i;
+        // (a tombstone of this tag, tag - 1, is passed over too)
+        while (t[i] - 1u < tag - 1u) ++i;
+        for (; (t[i] | 1u) == tag; ++i)
+            if (t[i] == tag && is_member(address(i))) return i;
         return npos;
     }
 
@@ -150,25 +163,30 @@ public:
         refs()[slot * ref_bytes + 4] = static_cast<unsigned char>(a.ref >> 8);
     }
 
-    /// Adds an entry; the caller guarantees the member is absent. Strong guarantee (grows
-    /// first when needed).
+    /// Adds an entry; the caller guarantees the member is absent. Strong guarantee (grows or
+    /// drops tombstones first when needed).
     void insert(std::uint32_t tag, record_address a) {
         reserve(size_ + 1);
-        while (!try_place(tag, a)) rehash(capacity_ + capacity_ / 4);
+        while (!try_place(tag, a)) rehash(capacity_ + capacity_ / 8);
         ++size_;
     }
 
-    /// Removes the entry in `slot`. Never allocates, never throws.
+    /// Removes the entry in `slot`: it becomes a tombstone (its tag minus one), so nothing
+    /// shifts; at the end of a run it and the tombstones before it become empty slots. Never
+    /// allocates, never throws.
     void erase_slot(size_type slot) noexcept {
-        // shift the rest of the run back while its entries sit past their home
-        const size_type end = capacity_ + overflow;
-        size_type next = slot + 1;
-        while (next != end && tags()[next] != 0 && home(tags()[next]) < next) ++next;
-        const size_type count = next - slot - 1;
-        std::memmove(tags() + slot, tags() + slot + 1, count * sizeof *tags());
-        std::memmove(refs() + slot * ref_bytes, refs() + (slot + 1) * ref_bytes, count * ref_bytes);
-        tags()[next - 1] = 0;
+        std::uint32_t* t = tags();
         --size_;
+        if (t[slot + 1] != 0) {
+            t[slot] -= 1;
+            ++tombstones_;
+            return;
+        }
+        t[slot] = 0;
+        while (slot > 0 && dead(t[slot - 1])) {
+            t[--slot] = 0;
+            --tombstones_;
+        }
     }
 
     /// Re-points the entry (tag, from) to `to`: its record moved. Returns false when no such
@@ -184,71 +202,88 @@ public:
     template <class Visit>
     void for_each_in_tag_range(std::uint32_t first, std::uint32_t last, Visit&& visit) const {
         if (size_ == 0) return;
-        const size_type end = capacity_ + overflow;
+        const size_type end = capacity_ + overflow_for(capacity_);
         for (size_type i = home(first); i != end; ++i) {
-            if (tags()[i] == 0) {
+            const std::uint32_t t = tags()[i];
+            if (t == 0) {
                 if (i > home(last)) return;
                 continue;
             }
-            const std::uint32_t t = tags()[i];
-            if (t > last) return;
-            if (t >= first) visit(t, address(i));
+            if ((t | 1u) > last) return;
+            if (!dead(t) && t >= first) visit(t, address(i));
         }
     }
 
     /// Calls `visit(tag, address)` for every entry.
     template <class Visit>
     void for_each(Visit&& visit) const {
-        for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow; ++i)
-            if (tags()[i] != 0) visit(tags()[i], address(i));
+        for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i)
+            if (tags()[i] != 0 && !dead(tags()[i])) visit(tags()[i], address(i));
     }
 
-    /// Checks that every run is sorted and every entry sits at or after its home.
+    /// Checks that every run is sorted, every entry sits at or after its home, and the counts.
     bool validate() const noexcept {
-        size_type count = 0;
-        for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow; ++i) {
-            if (tags()[i] == 0) continue;
-            ++count;
-            if (home(tags()[i]) > i) return false;
-            if (i > 0 && tags()[i - 1] != 0 && tags()[i - 1] > tags()[i]) return false;
+        size_type live = 0, tombs = 0;
+        for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i) {
+            const std::uint32_t t = tags()[i];
+            if (t == 0) continue;
+            ++(dead(t) ? tombs : live);
+            if (home(t | 1u) > i) return false;
+            if (i > 0 && tags()[i - 1] != 0 && (tags()[i - 1] | 1u) > (t | 1u)) return false;
         }
-        return count == size_ && (mem_ == nullptr || tags()[capacity_ + overflow] == 0);
+        return live == size_ && tombs == tombstones_ &&
+               (mem_ == nullptr || tags()[capacity_ + overflow_for(capacity_)] == 0);
     }
 
 private:
-    static size_type max_load(size_type cap) noexcept { return cap - cap / 16; }
+    static size_type max_load(size_type cap) noexcept { return cap - cap / 8; }
 
     word_allocator& alloc() noexcept { return this->held_allocator(); }
 
     std::uint32_t* tags() const noexcept { return mem_; }
     unsigned char* refs() const noexcept {
-        return reinterpret_cast<unsigned char*>(mem_ + capacity_ + extra);
+        return reinterpret_cast<unsigned char*>(mem_ + capacity_ + extra_for(capacity_));
     }
 
     /// 32-bit words of a table of `cap` home slots: the tags, then the refs.
     static size_type words_for(size_type cap) noexcept {
-        return (cap + extra) +
-               ((cap + extra) * ref_bytes + sizeof(std::uint32_t) - 1) / sizeof(std::uint32_t);
+        const size_type slots = cap + extra_for(cap);
+        return slots + (slots * ref_bytes + sizeof(std::uint32_t) - 1) / sizeof(std::uint32_t);
     }
 
     size_type home(std::uint32_t tag) const noexcept {
         return static_cast<size_type>((std::uint64_t{tag} * capacity_) >> 32);
     }
 
-    /// Puts (tag, a) in tag order into its run; false if the run would pass the overflow area.
+    /// Puts (tag, a) in tag order into its run, into a tombstone where one fits; false if the
+    /// run would pass the overflow area.
     bool try_place(std::uint32_t tag, record_address a) noexcept {
-        const size_type end = capacity_ + overflow;
+        std::uint32_t* t = tags();
+        const size_type end = capacity_ + overflow_for(capacity_);
         size_type s = home(tag);
-        while (s != end && tags()[s] != 0 && tags()[s] <= tag) ++s;
+        while (s != end && t[s] != 0 && (t[s] | 1u) < tag) ++s;
+        // a tombstone among the entries of the same tag, or just before them, takes it as is
+        for (size_type j = s; j != end && t[j] != 0 && (t[j] | 1u) == tag; ++j)
+            if (dead(t[j])) return revive(j, tag, a);
+        if (s > home(tag) && dead(t[s - 1])) return revive(s - 1, tag, a);
+        // else shift the rest of the run right, into the first empty slot or tombstone
         size_type hole = s;
-        while (hole != end && tags()[hole] != 0) ++hole;
+        while (hole != end && t[hole] != 0 && !dead(t[hole])) ++hole;
         if (hole == end) return false;
-        std::memmove(tags() + s + 1, tags() + s, (hole - s) * sizeof *tags());
+        if (t[hole] != 0) --tombstones_;
+        std::memmove(t + s + 1, t + s, (hole - s) * sizeof *t);
         std::memmove(refs() + (s + 1) * ref_bytes, refs() + s * ref_bytes, (hole - s) * ref_bytes);
-        tags()[s] = tag;
+        t[s] = tag;
         set_address(s, a);
         return true;
     }
+    bool revive(size_type slot, std::uint32_t tag, record_address a) noexcept {
+        tags()[slot] = tag;
+        set_address(slot, a);
+        --tombstones_;
+        return true;
+    }
+    static bool dead(std::uint32_t t) noexcept { return (t & 1u) == 0 && t != 0; }
 
     /// Moves every entry to a table of `new_capacity` home slots in one ordered pass.
     void rehash(size_type new_capacity) {
@@ -257,17 +292,17 @@ private:
             std::memset(fresh, 0, words_for(new_capacity) * sizeof *fresh);
             std::uint32_t* fresh_tags = fresh;
             unsigned char* fresh_refs =
-                reinterpret_cast<unsigned char*>(fresh + new_capacity + extra);
+                reinterpret_cast<unsigned char*>(fresh + new_capacity + extra_for(new_capacity));
             // entries are in tag order already (runs are sorted and homes are monotone), so
             // each lands at max(its home, one past the previous entry)
             size_type next = 0;
             bool fits = true;
-            for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow; ++i) {
-                if (tags()[i] == 0) continue;
+            for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i) {
+                if (tags()[i] == 0 || dead(tags()[i])) continue;
                 const size_type h =
                     static_cast<size_type>((std::uint64_t{tags()[i]} * new_capacity) >> 32);
                 const size_type at = h > next ? h : next;
-                if (at >= new_capacity + overflow) {
+                if (at >= new_capacity + overflow_for(new_capacity)) {
                     fits = false;
                     break;
                 }
@@ -277,12 +312,13 @@ private:
             }
             if (!fits) {
                 word_traits::deallocate(alloc(), fresh, words_for(new_capacity));
-                new_capacity += new_capacity / 4;
+                new_capacity += new_capacity / 8;
                 continue;
             }
             if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
             mem_ = fresh;
             capacity_ = new_capacity;
+            tombstones_ = 0;
             return;
         }
     }
@@ -290,6 +326,7 @@ private:
     std::uint32_t* mem_ = nullptr;  // the tags, then the refs
     size_type capacity_ = 0;
     size_type size_ = 0;
+    size_type tombstones_ = 0;
 };
 
 }  // namespace detail

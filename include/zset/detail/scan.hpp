@@ -17,7 +17,7 @@ namespace zset {
 namespace detail {
 
 /// Bytes a scanned array keeps readable past its end.
-inline constexpr std::size_t scan_slack = 32;
+inline constexpr std::size_t scan_slack = 16;
 
 /// A hint to start loading the cache line at p (any address, even null: never faults).
 inline void prefetch(const void* p) noexcept {
@@ -87,20 +87,26 @@ inline bool for_each_byte_match(const std::uint8_t* bytes, std::size_t n, std::u
 }
 
 /// Index of the first i in [0, n) with values[i] == value, or n. 16 values per branch; reads
-/// up to scan_slack bytes past the end of the array.
+/// up to 14 bytes past the end of the array (within scan_slack).
 inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
                             std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
     const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
-    for (std::size_t i = 0; i < n; i += 16) {
-        const __m128i low =
-            _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values + i)), needle);
-        const __m128i high = _mm_cmpeq_epi16(
-            _mm_loadu_si128(reinterpret_cast<const __m128i*>(values + i + 8)), needle);
+    const auto eq8 = [&](std::size_t at) {
+        return _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values + at)),
+                               needle);
+    };
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
         // one byte per value: 0xffff / 0 lanes pack to 0xff / 0
-        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(low, high)));
+        const auto mask =
+            static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(eq8(i), eq8(i + 8))));
+        if (mask != 0) return i + lowest_bit(mask);
+    }
+    for (; i < n; i += 8) {  // the tail: reads at most 14 bytes past the end
+        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(eq8(i)));
         if (mask != 0) {
-            const std::size_t at = i + lowest_bit(mask);
+            const std::size_t at = i + lowest_bit(mask) / 2;
             return at < n ? at : n;
         }
     }

@@ -49,6 +49,8 @@ public:
     static constexpr int max_level = 32;
     static constexpr int inline_levels = 4;
     static constexpr node_id head_id = 0;
+    /// A pool beyond this many nodes (512 KB) is not expected in L1/L2: descents prefetch.
+    static constexpr std::uint32_t far_pool = 8192;
     /// Ranks and spans are 32-bit: a set holds fewer than 2^32 elements.
     static constexpr size_type max_elements = 0xffffffffu;
 
@@ -59,17 +61,13 @@ public:
     struct node {
         Score first_score;  // data.score(0), kept here so a search step reads only this node
         block_type data;
-        link* tall;           // levels >= inline_levels, when height > inline_levels
+        link* links;          // `low`, or an array of its own when height > inline_levels
         node_id prev;         // level 0 backward link; next free id while the node is free
         std::uint8_t height;  // 0 while the node is free
         link low[inline_levels];
-
-        link& at(int level) noexcept {
-            return level < inline_levels ? low[level] : tall[level - inline_levels];
-        }
-        const link& at(int level) const noexcept {
-            return level < inline_levels ? low[level] : tall[level - inline_levels];
-        }
+        link& at(int level) noexcept { return links[level]; }
+        const link& at(int level) const noexcept { return links[level]; }
+        bool tall() const noexcept { return height > inline_levels; }
         node_id next(int level) const noexcept { return at(level).next; }
         size_type size() const noexcept { return data ? data.size() : 0; }
     };
@@ -138,7 +136,7 @@ public:
     const node* nodes() const noexcept { return nodes_; }
     node& at(node_id id) noexcept { return nodes_[id]; }
     const node& at(node_id id) const noexcept { return nodes_[id]; }
-    node_id first() const noexcept { return nodes_ != nullptr ? nodes_[head_id].low[0].next : 0; }
+    node_id first() const noexcept { return nodes_ != nullptr ? nodes_[head_id].at(0).next : 0; }
     node_id last() const noexcept { return nodes_ != nullptr ? nodes_[head_id].prev : 0; }
     block_type block_of(node_id id) const noexcept { return nodes_[id].data; }
 
@@ -171,6 +169,7 @@ public:
     void descend(const GoesBefore& goes_before, path& p) const {
         node_id x = head_id;
         size_type rank = 0;
+        const bool far = capacity_ > far_pool;
         p.at[0] = head_id;  // an empty list has no levels to descend
         p.rank[0] = 0;
         for (int i = level_ - 1; i >= 0; --i) {
@@ -178,7 +177,7 @@ public:
                 const link& l = nodes_[x].at(i);
                 // Every level ends by dropping from x to x's next node one level down: fetch
                 // that node while this one is compared, so the two misses overlap.
-                if (i > 0) prefetch(nodes_ + nodes_[x].at(i - 1).next);
+                if (far && i > 0) prefetch(nodes_ + nodes_[x].at(i - 1).next);
                 if (l.next == head_id || !goes_before(nodes_[l.next])) break;
                 rank += l.span;
                 x = l.next;
@@ -215,12 +214,13 @@ public:
 
     /// The node holding the element of rank r (r < size()) and r's position in it. O(log n).
     std::pair<node_id, size_type> nth(size_type r) const noexcept {
+        const bool far = capacity_ > far_pool;
         node_id x = head_id;
         size_type rank = 0;
         for (int i = level_ - 1; i >= 0; --i) {
             for (;;) {
                 const link& l = nodes_[x].at(i);
-                if (i > 0) prefetch(nodes_ + nodes_[x].at(i - 1).next);
+                if (far && i > 0) prefetch(nodes_ + nodes_[x].at(i - 1).next);
                 if (l.next == head_id || rank + l.span > r) break;
                 rank += l.span;
                 x = l.next;
@@ -285,7 +285,9 @@ public:
         const size_type live = t.data.used() - t.data.garbage();
         if (n >= lim.entries || (n > 0 && live + units > lim.area))
             return split_insert(p, where, s, m, fp, lim, moved);
-        if (!t.data.has_room(units)) make_room(where.target, units, moved);
+        // appending to the last block (time series, queues): grow it by doubling, not by 1/16
+        const bool appending = where.pos == n && t.next(0) == head_id;
+        if (!t.data.has_room(units)) make_room(where.target, units, appending, moved);
         block_type b = nodes_[where.target].data;
         const ref_type r = b.append_record(allocator(), s, m);  // may throw: nothing linked yet
         b.link(where.pos, r, fp);
@@ -431,15 +433,14 @@ public:
     }
 
 private:
-    static void free_tall_with(const Allocator& a, node& n) noexcept {
-        if (n.tall == nullptr) return;
-        link_allocator la(a);
-        link_traits::deallocate(la, n.tall, static_cast<size_type>(n.height - inline_levels));
-        n.tall = nullptr;
+    void free_tall(node& n) noexcept {
+        if (!n.tall()) return;
+        link_allocator la(allocator());
+        link_traits::deallocate(la, n.links, n.height);
+        n.links = n.low;
     }
-    void free_tall(node& n) noexcept { free_tall_with(allocator(), n); }
     static size_type tall_bytes(const node& n) noexcept {
-        return n.tall == nullptr ? 0 : (n.height - inline_levels) * sizeof(link);
+        return n.tall() ? n.height * sizeof(link) : 0;
     }
 
     /// Makes sure a node id is available (allocating the pool, with its head, or growing it).
@@ -454,7 +455,7 @@ private:
             link* tall;
             ZSET_TRY {
                 link_allocator la(allocator());
-                tall = link_traits::allocate(la, max_level - inline_levels);
+                tall = link_traits::allocate(la, max_level);
             }
             ZSET_CATCH_ALL {
                 node_traits::deallocate(na, fresh, cap);
@@ -462,12 +463,14 @@ private:
             }
             node& h = *new (static_cast<void*>(fresh)) node();
             h.height = max_level;
-            h.tall = tall;
+            h.links = tall;
             h.prev = head_id;
             for (int i = 0; i < max_level; ++i) h.at(i) = link{head_id, 0};
         } else {
-            for (size_type i = 0; i < capacity_; ++i)
-                ::new (static_cast<void*>(fresh + i)) node(nodes_[i]);
+            for (size_type i = 0; i < capacity_; ++i) {
+                node& moved = *::new (static_cast<void*>(fresh + i)) node(nodes_[i]);
+                if (!moved.tall()) moved.links = moved.low;  // inline links moved with it
+            }
             node_traits::deallocate(na, nodes_, capacity_);
         }
         nodes_ = fresh;
@@ -487,7 +490,7 @@ private:
         link* tall = nullptr;
         if (height > inline_levels) {
             link_allocator la(allocator());
-            tall = link_traits::allocate(la, static_cast<size_type>(height - inline_levels));
+            tall = link_traits::allocate(la, static_cast<size_type>(height));
         }
         block_type b;
         ZSET_TRY {
@@ -496,7 +499,7 @@ private:
         ZSET_CATCH_ALL {
             if (tall != nullptr) {
                 link_allocator la(allocator());
-                link_traits::deallocate(la, tall, static_cast<size_type>(height - inline_levels));
+                link_traits::deallocate(la, tall, static_cast<size_type>(height));
             }
             ZSET_RETHROW;
         }
@@ -505,7 +508,7 @@ private:
         free_ = n.prev;
         n = node();
         n.height = static_cast<std::uint8_t>(height);
-        n.tall = tall;
+        n.links = tall != nullptr ? tall : n.low;
         for (int i = 0; i < height; ++i) n.at(i) = link{head_id, 0};
         n.data = b;
         b.set_node(id);
@@ -602,16 +605,19 @@ private:
     /// Gives node x's block room for one more record of `units` units: compacts it when at
     /// least a quarter of its area is garbage (records move), else regrows it (refs kept).
     template <class Moved>
-    void make_room(node_id x, size_type units, Moved&& moved) {
+    void make_room(node_id x, size_type units, bool appending, Moved&& moved) {
         block_type b = nodes_[x].data;
         if (b.garbage() * 4 >= b.area() && b.garbage() >= units) {
             compact(x, units, moved);
             return;
         }
-        const size_type cap =
-            b.size() < b.capacity() ? b.capacity() : block_type::grown(b.size() + 1);
-        const size_type area =
-            b.used() + units <= b.area() ? b.area() : block_type::grown_area(b.used() + units);
+        size_type cap = b.capacity(), area = b.area();
+        if (b.size() >= cap)
+            cap = appending ? std::min(2 * cap + 2, block_type::max_positions)
+                            : block_type::grown(b.size() + 1);
+        if (b.used() + units > area)
+            area = appending ? std::min(2 * (b.used() + units), block_type::max_area)
+                             : block_type::grown_area(b.used() + units);
         nodes_[x].data = block_type::regrow(allocator(), b, cap, area);
     }
 
