@@ -49,6 +49,9 @@
 #define ZSET_HAS_MEMORY_RESOURCE 1
 #endif
 #include <optional>
+#if __has_include(<version>)
+#include <version>
+#endif
 #include <random>
 #include <string>
 #include <string_view>
@@ -82,54 +85,42 @@ bool operator!=(const element<MemberView, Score>& a, const element<MemberView, S
     return !(a == b);
 }
 
+/// Tuple protocol: `auto [member, score] = *it;` and generic code using get<0> / get<1>.
+template <std::size_t I, class MemberView, class Score>
+constexpr auto& get(element<MemberView, Score>& e) noexcept {
+    static_assert(I < 2, "zset::element has two parts: member and score");
+    if constexpr (I == 0)
+        return e.member;
+    else
+        return e.score;
+}
+template <std::size_t I, class MemberView, class Score>
+constexpr const auto& get(const element<MemberView, Score>& e) noexcept {
+    return get<I>(const_cast<element<MemberView, Score>&>(e));
+}
+template <std::size_t I, class MemberView, class Score>
+constexpr auto&& get(element<MemberView, Score>&& e) noexcept {
+    return std::move(get<I>(e));
+}
+
 /// A lazy range of elements: begin()/end() iterators, its size known up front. Creating one
-/// allocates nothing; it is invalidated like an iterator.
+/// allocates nothing; it is invalidated like an iterator. In C++20 it is a
+/// std::ranges::view and a borrowed range (its iterators point into the set, not the view).
 template <class Iterator>
 class range_view {
 public:
     using iterator = Iterator;
     range_view() = default;
     range_view(Iterator first, Iterator last, std::size_t n) : first_(first), last_(last), n_(n) {}
-    Iterator begin() const { return first_; }
-    Iterator end() const { return last_; }
-    std::size_t size() const noexcept { return n_; }
-    bool empty() const noexcept { return n_ == 0; }
+    [[nodiscard]] Iterator begin() const { return first_; }
+    [[nodiscard]] Iterator end() const { return last_; }
+    [[nodiscard]] std::size_t size() const noexcept { return n_; }
+    [[nodiscard]] bool empty() const noexcept { return n_ == 0; }
 
 private:
     Iterator first_{}, last_{};
     std::size_t n_ = 0;
 };
-
-namespace detail {
-/// Converts a score given as another arithmetic type, refusing (zset::error, so nothing
-/// changes) what the set's Score cannot hold: NaN, a non-integral or out-of-range value for an
-/// integral Score, an overflow to infinity for a narrower floating Score.
-template <class Score, class From>
-Score checked_score_cast(From v) {
-    static_assert(std::is_arithmetic_v<From>, "zset: a score must be an arithmetic value");
-    if constexpr (std::is_floating_point_v<From>) {
-        if (std::isnan(v)) raise_error(errors::not_a_float);
-        if constexpr (std::is_same_v<Score, From>) {
-            return v;
-        } else if constexpr (std::is_integral_v<Score>) {
-            // [lowest, max + 1) as exact powers of two in From
-            const From lo = static_cast<From>(std::numeric_limits<Score>::lowest());
-            const From hi = static_cast<From>(std::numeric_limits<Score>::max() / 2 + 1) * 2;
-            if (!(v >= lo && v < hi) || std::trunc(v) != v) raise_error(errors::score_out_of_range);
-            return static_cast<Score>(v);
-        } else {
-            const auto s = static_cast<Score>(v);
-            if (std::isinf(s) && !std::isinf(v)) raise_error(errors::score_out_of_range);
-            return s;
-        }
-    } else if constexpr (std::is_integral_v<Score>) {
-        if (!in_range_of<Score>(v)) raise_error(errors::score_out_of_range);
-        return static_cast<Score>(v);
-    } else {
-        return static_cast<Score>(v);  // integer to floating: rounds as Redis's ZADD does
-    }
-}
-}  // namespace detail
 
 /// A sorted set of unique members ordered by (score, member), with Redis ZSET semantics.
 ///
@@ -144,6 +135,7 @@ template <class Member = std::string, class Score = double, class Hash = zset::h
           class Allocator = std::allocator<Member>>
 class sorted_set {
     static_assert(std::is_arithmetic_v<Score>, "zset: Score must be an arithmetic type");
+    static_assert(!std::is_same_v<Score, bool>, "zset: Score must be a number, not bool");
 
     using list_type = detail::skiplist<Score, Member, Allocator>;
     using node = typename list_type::node;
@@ -166,6 +158,19 @@ class sorted_set {
                                            typename std::iterator_traits<It>::iterator_category>,
                          int>;
 
+    // The function objects are called with member views: std::string_view for std::string
+    // members (so a hash taking `const std::string&` does not fit), `const Member&` otherwise.
+    using member_arg = detail::member_view_t<Member>;
+    static_assert(
+        std::is_invocable_v<const Hash&, member_arg> &&
+            std::is_convertible_v<std::invoke_result_t<const Hash&, member_arg>, std::uint64_t>,
+        "zset: Hash must be callable as hash(key_view) -> an unsigned 64-bit value "
+        "(key_view is std::string_view for std::string members)");
+    static_assert(std::is_invocable_r_v<bool, const KeyEqual&, member_arg, member_arg>,
+                  "zset: KeyEqual must be callable as equal(key_view, key_view) -> bool");
+    static_assert(std::is_invocable_r_v<bool, const Compare&, member_arg, member_arg>,
+                  "zset: Compare must be callable as less(key_view, key_view) -> bool");
+
 public:
     using member_type = Member;
     using score_type = Score;
@@ -183,6 +188,15 @@ public:
     using lex_key = key_value;
     /// An owning element, as returned by pop_min / pop_max / random_members.
     using value_type = std::pair<Member, Score>;
+    /// What pop_min / pop_max / random_members return: a vector using the set's allocator
+    /// (std::vector<value_type> for the default allocator).
+    using value_vector =
+        std::vector<value_type,
+                    typename std::allocator_traits<Allocator>::template rebind_alloc<value_type>>;
+    /// What scores() (ZMSCORE) returns, on the set's allocator.
+    using score_vector = std::vector<
+        std::optional<Score>,
+        typename std::allocator_traits<Allocator>::template rebind_alloc<std::optional<Score>>>;
     using reference = element<key_view, Score>;
     using const_reference = reference;
 
@@ -199,6 +213,7 @@ public:
     class const_iterator {
     public:
         using iterator_category = std::bidirectional_iterator_tag;
+        using iterator_concept = std::bidirectional_iterator_tag;  // C++20 ranges
         using value_type = sorted_set::reference;
         using difference_type = std::ptrdiff_t;
         using reference = sorted_set::reference;
@@ -210,12 +225,14 @@ public:
         const_iterator() = default;
 
         reference operator*() const noexcept {
+            check_valid();
             const ref_type r = block_.ref(pos_);
             return {block_.member_of(r), block_.score_of(r)};
         }
         pointer operator->() const noexcept { return pointer{**this}; }
 
         const_iterator& operator++() noexcept {
+            check_valid();
             if (++pos_ == block_.size()) {
                 pos_ = 0;
                 if (nodes_ == nullptr) {  // listpack mode: one block
@@ -234,6 +251,7 @@ public:
             return t;
         }
         const_iterator& operator--() noexcept {
+            check_valid();
             if (pos_ == 0 || id_ == 0) {
                 if (nodes_ == nullptr) {
                     if (id_ == 0) {
@@ -265,6 +283,19 @@ public:
         friend class sorted_set;
         const_iterator(const node* nodes, block_type b, node_id id, size_type pos) noexcept
             : nodes_(nodes), block_(b), id_(id), pos_(pos) {}
+#if ZSET_DEBUG
+        // Checked mode: the set and its generation when the iterator was made; any change to
+        // the set since then makes using the iterator abort with a message.
+        void check_valid() const noexcept {
+            if (owner_ != nullptr && owner_->generation_ != generation_)
+                detail::fail_check("zset: iterator or view used after the set was modified "
+                                   "(insert, erase and score updates invalidate them)");
+        }
+        const sorted_set* owner_ = nullptr;
+        std::uint64_t generation_ = 0;
+#else
+        void check_valid() const noexcept {}
+#endif
         const node* nodes_ = nullptr;  // the node pool (nullptr in listpack mode)
         block_type block_{};           // the block of node id_ (listpack: the set's block)
         node_id id_ = 0;               // 0: end()
@@ -278,8 +309,11 @@ public:
 
     // ---- construction -----------------------------------------------------------------------
 
-    /// An empty set (listpack mode). Allocates nothing.
-    explicit sorted_set(const options& opts = options(), const Allocator& alloc = Allocator())
+    /// An empty set (listpack mode) with the default options. Allocates nothing. Not explicit,
+    /// so `sorted_set<> s = {};` and `return {};` work.
+    sorted_set() : sorted_set(options()) {}
+    /// An empty set with the given conversion thresholds. Allocates nothing.
+    explicit sorted_set(const options& opts, const Allocator& alloc = Allocator())
         : opts_(opts), list_(alloc), index_(alloc) {}
     explicit sorted_set(const Allocator& alloc) : sorted_set(options(), alloc) {}
     /// An empty set with given function objects (e.g. a seeded hash). Allocates nothing.
@@ -288,7 +322,7 @@ public:
         : opts_(opts), list_(alloc), index_(alloc), fn_(hash, equal, compare) {}
 
     /// Adds each (member, score) pair in order, as one ZADD. O(n log n).
-    sorted_set(std::initializer_list<std::pair<key_value, Score>> items,
+    sorted_set(std::initializer_list<std::pair<key_value, score_arg<Score>>> items,
                const options& opts = options(), const Allocator& alloc = Allocator())
         : sorted_set(opts, alloc) {
         add(items.begin(), items.end());
@@ -311,7 +345,9 @@ public:
         take(other);
     }
 
-    ~sorted_set() { release_listpack(); }
+    ~sorted_set() {
+        release_listpack();
+    }
 
     /// Copy assignment with the strong guarantee (copy, then swap in).
     sorted_set& operator=(const sorted_set& other) {
@@ -359,28 +395,43 @@ public:
         std::swap(opts_, other.opts_);
         std::swap(fn_, other.fn_);
     }
-    friend void swap(sorted_set& a, sorted_set& b) noexcept { a.swap(b); }
+    friend void swap(sorted_set& a, sorted_set& b) noexcept {
+        a.swap(b);
+    }
 
-    allocator_type get_allocator() const noexcept { return list_.allocator(); }
-    const options& get_options() const noexcept { return opts_; }
+    [[nodiscard]] allocator_type get_allocator() const noexcept {
+        return list_.allocator();
+    }
+    [[nodiscard]] const options& get_options() const noexcept {
+        return opts_;
+    }
     /// The function objects the set was built with (copied by set operations into results).
-    hasher hash_function() const { return hash_(); }
-    key_equal key_eq() const { return eq_(); }
-    member_compare member_comp() const { return less_(); }
+    [[nodiscard]] hasher hash_function() const {
+        return hash_();
+    }
+    [[nodiscard]] key_equal key_eq() const {
+        return eq_();
+    }
+    [[nodiscard]] member_compare member_comp() const {
+        return less_();
+    }
     /// Changes the conversion thresholds for what follows (CONFIG SET zset-max-listpack-*):
     /// like Redis, nothing converts now; the next add checks the new limits. O(1), noexcept.
-    void set_options(const options& opts) noexcept { opts_ = opts; }
+    void set_options(const options& opts) noexcept {
+        opts_ = opts;
+    }
 
     // ---- ZADD / ZINCRBY ------------------------------------------------------------------------
 
     /// ZADD key [NX|XX] [GT|LT] score member. O(log n).
     /// \returns what happened to the member.
-    /// \throws zset::error for NaN scores or incompatible flags (nothing changes);
-    ///         std::bad_alloc (nothing changes). Strong guarantee.
-    add_status add(key_view member, Score score, add_flags flags = add_flags::none) {
+    /// \throws zset::error for a score Score cannot hold (NaN; a fraction or an out-of-range
+    ///         value for an integral Score: see score_arg) or incompatible flags;
+    ///         std::bad_alloc. Nothing changes then. Strong guarantee.
+    add_status add(key_view member, score_arg<Score> score, add_flags flags = add_flags::none) {
+        modified();
         check_flags(flags);
-        check_score(score);
-        return add_checked(member, score, flags);
+        return add_checked(member, score.checked(), flags);
     }
 
     /// ZADD with many pairs (each a std::pair<member-like, score-like>), applied in order, as
@@ -394,13 +445,14 @@ public:
     ///         and only a final step that cannot fail removes the replaced elements.
     template <class ForwardIt, if_forward_iterator<ForwardIt> = 0>
     size_type add(ForwardIt first, ForwardIt last, add_flags flags = add_flags::none) {
+        modified();
         check_flags(flags);
         batch_plan plan(*this);
         const size_type counted = plan.build(*this, first, last, flags);
         apply_batch(plan);
         return counted;
     }
-    size_type add(std::initializer_list<std::pair<key_value, Score>> items,
+    size_type add(std::initializer_list<std::pair<key_value, score_arg<Score>>> items,
                   add_flags flags = add_flags::none) {
         return add(items.begin(), items.end(), flags);
     }
@@ -409,10 +461,11 @@ public:
     /// \returns the new score, or std::nullopt when NX/XX/GT/LT blocked the operation.
     /// \throws zset::error when delta is NaN, when the result would be NaN (inf + -inf) or, for
     ///         integral scores, would overflow. Strong guarantee.
-    std::optional<Score> increment(key_view member, Score delta,
+    std::optional<Score> increment(key_view member, score_arg<Score> delta_arg,
                                    add_flags flags = add_flags::none) {
+        modified();
         check_flags(flags);
-        check_score(delta);
+        const Score delta = delta_arg.checked();
         const probe k = make_probe(member);
         const position pos = locate(k);
         if (!pos) {
@@ -434,6 +487,7 @@ public:
 
     /// ZREM key member. O(log n). \returns whether the member was present. Never throws.
     bool erase(key_view member) noexcept {
+        modified();
         const position pos = locate(make_probe(member));
         if (!pos) return false;
         erase_found(pos);
@@ -444,6 +498,10 @@ public:
     /// (beyond what iterating the input may throw).
     template <class InputIt, if_iterator<InputIt> = 0>
     size_type erase(InputIt first, InputIt last) {
+        static_assert(
+            std::is_constructible_v<key_view, typename std::iterator_traits<InputIt>::reference>,
+            "zset: erase(first, last) takes a range of members (strings for a set of "
+            "strings), or this set's own const_iterators / reverse iterators");
         size_type removed = 0;
         for (; first != last; ++first) removed += erase(key_view(*first)) ? 1 : 0;
         return removed;
@@ -452,11 +510,29 @@ public:
         return erase(members.begin(), members.end());
     }
 
+    /// Removes the element at `pos`, an iterator of this set (not end()). O(log n).
+    /// \returns the iterator to the element that followed it. Never throws.
+    const_iterator erase(const_iterator pos) noexcept {
+        return erase(pos, std::next(pos));
+    }
+    /// Removes the elements [first, last), iterators of this set (a rank_range's begin() and
+    /// end(), say). O(log n + m). \returns the iterator to the element that followed them.
+    /// Never throws.
+    const_iterator erase(const_iterator first, const_iterator last) noexcept {
+        const size_type lo = rank_of_iterator(first), hi = rank_of_iterator(last);
+        erase_ranks(lo, hi);
+        return nth(lo);
+    }
+    /// Removes the elements of a reverse range (rev_range_by_*), given as reverse iterators.
+    const_iterator erase(const_reverse_iterator first, const_reverse_iterator last) noexcept {
+        return erase(last.base(), first.base());
+    }
+
     // ---- lookups --------------------------------------------------------------------------------
 
     /// ZSCORE. Expected O(1) in skiplist mode (one index slot and one record read), O(n/16) in
     /// listpack mode. Never throws.
-    std::optional<Score> score(key_view member) const noexcept {
+    [[nodiscard]] std::optional<Score> score(key_view member) const noexcept {
         const position pos = locate(make_probe(member));
         if (!pos) return std::nullopt;
         return pos.b.score_of(pos.r);
@@ -464,69 +540,75 @@ public:
 
     /// ZMSCORE: one optional score per member, in order.
     template <class InputIt, if_iterator<InputIt> = 0>
-    std::vector<std::optional<Score>> scores(InputIt first, InputIt last) const {
-        std::vector<std::optional<Score>> out;
+    [[nodiscard]] score_vector scores(InputIt first, InputIt last) const {
+        score_vector out{typename score_vector::allocator_type(get_allocator())};
         for (; first != last; ++first) out.push_back(score(key_view(*first)));
         return out;
     }
-    std::vector<std::optional<Score>> scores(std::initializer_list<key_value> members) const {
+    [[nodiscard]] score_vector scores(std::initializer_list<key_value> members) const {
         return scores(members.begin(), members.end());
     }
 
     /// Whether the member is present. Never throws.
-    bool contains(key_view member) const noexcept { return bool(locate(make_probe(member))); }
+    [[nodiscard]] bool contains(key_view member) const noexcept {
+        return bool(locate(make_probe(member)));
+    }
 
     /// Iterator to the member's element, or end(). Never throws.
-    const_iterator find(key_view member) const noexcept {
+    [[nodiscard]] const_iterator find(key_view member) const noexcept {
         const position pos = locate(make_probe(member));
         if (!pos) return end();
         return iterator_at(pos.node, pos.b, position_in_block(pos));
     }
 
     /// ZCARD. O(1).
-    size_type size() const noexcept {
+    [[nodiscard]] size_type size() const noexcept {
         if (skiplist_mode_) return list_.size();
         return lp_ ? lp_.size() : 0;
     }
-    bool empty() const noexcept { return size() == 0; }
-    size_type max_size() const noexcept {
+    [[nodiscard]] bool empty() const noexcept {
+        return size() == 0;
+    }
+    [[nodiscard]] size_type max_size() const noexcept {
         // ranks are 32-bit; on a 32-bit size_t the address space is the tighter bound
         return static_cast<size_type>(std::min<std::uint64_t>(
             list_type::max_elements, std::numeric_limits<size_type>::max() / 64));
     }
 
     /// ZRANK: 0-based rank in ascending order. O(log n), no key comparisons beyond the lookup.
-    std::optional<size_type> rank(key_view member) const noexcept {
+    [[nodiscard]] std::optional<size_type> rank(key_view member) const noexcept {
         const position pos = locate(make_probe(member));
         if (!pos) return std::nullopt;
         return rank_of(pos);
     }
     /// ZREVRANK: rank in descending order. O(log n).
-    std::optional<size_type> rev_rank(key_view member) const noexcept {
+    [[nodiscard]] std::optional<size_type> rev_rank(key_view member) const noexcept {
         const auto r = rank(member);
         if (!r) return std::nullopt;
         return size() - 1 - *r;
     }
     /// ZRANK ... WITHSCORE. O(log n).
-    std::optional<std::pair<size_type, Score>> rank_with_score(key_view member) const noexcept {
+    [[nodiscard]] std::optional<std::pair<size_type, Score>>
+    rank_with_score(key_view member) const noexcept {
         const position pos = locate(make_probe(member));
         if (!pos) return std::nullopt;
         return std::pair<size_type, Score>{rank_of(pos), pos.b.score_of(pos.r)};
     }
     /// ZREVRANK ... WITHSCORE. O(log n).
-    std::optional<std::pair<size_type, Score>> rev_rank_with_score(key_view member) const noexcept {
+    [[nodiscard]] std::optional<std::pair<size_type, Score>>
+    rev_rank_with_score(key_view member) const noexcept {
         auto r = rank_with_score(member);
         if (r) r->first = size() - 1 - r->first;
         return r;
     }
 
     /// ZCOUNT key min max. O(log n).
-    size_type count(const score_range<Score>& range) const noexcept {
+    [[nodiscard]] size_type count(const score_range<Score>& range) const noexcept {
         const auto [lo, hi] = score_ranks(range);
         return hi - lo;
     }
     /// ZLEXCOUNT key min max. O(log n).
-    size_type lex_count(const lex_range<lex_key>& range) const noexcept {
+    [[nodiscard]] size_type lex_count(const lex_range<lex_key>& range) const noexcept {
         const auto [lo, hi] = lex_ranks(range);
         return hi - lo;
     }
@@ -535,37 +617,40 @@ public:
 
     /// ZRANGE key start stop: ranks with Redis's negative indices (-1 = last), clamped.
     /// O(log n) to create, O(1) per step.
-    rank_range range_by_rank(long long start, long long stop) const noexcept {
+    [[nodiscard]] rank_range range_by_rank(long long start, long long stop) const noexcept {
         const auto [lo, hi] = clamp_ranks(start, stop);
         return forward_range(lo, hi);
     }
     /// ZREVRANGE key start stop (ZRANGE ... REV): rank 0 is the highest element.
-    reverse_range rev_range_by_rank(long long start, long long stop) const noexcept {
+    [[nodiscard]] reverse_range rev_range_by_rank(long long start, long long stop) const noexcept {
         const auto [lo, hi] = clamp_ranks(start, stop);
         return reverse_view(size() - hi, size() - lo);
     }
     /// ZRANGEBYSCORE key min max [LIMIT offset count]. O(log n) to create.
-    rank_range range_by_score(const score_range<Score>& range, limit lim = {}) const noexcept {
+    [[nodiscard]] rank_range range_by_score(const score_range<Score>& range,
+                                            limit lim = {}) const noexcept {
         const auto [lo, hi] = score_ranks(range);
         const auto [a, b] = apply_limit(lo, hi, lim);
         return forward_range(a, b);
     }
     /// ZREVRANGEBYSCORE key max min [LIMIT offset count]: descending; the offset counts from
     /// the highest element.
-    reverse_range rev_range_by_score(const score_range<Score>& range,
-                                     limit lim = {}) const noexcept {
+    [[nodiscard]] reverse_range rev_range_by_score(const score_range<Score>& range,
+                                                   limit lim = {}) const noexcept {
         const auto [lo, hi] = score_ranks(range);
         const auto [a, b] = apply_limit_reverse(lo, hi, lim);
         return reverse_view(a, b);
     }
     /// ZRANGEBYLEX key min max [LIMIT offset count]. O(log n) to create.
-    rank_range range_by_lex(const lex_range<lex_key>& range, limit lim = {}) const noexcept {
+    [[nodiscard]] rank_range range_by_lex(const lex_range<lex_key>& range,
+                                          limit lim = {}) const noexcept {
         const auto [lo, hi] = lex_ranks(range);
         const auto [a, b] = apply_limit(lo, hi, lim);
         return forward_range(a, b);
     }
     /// ZREVRANGEBYLEX key max min [LIMIT offset count].
-    reverse_range rev_range_by_lex(const lex_range<lex_key>& range, limit lim = {}) const noexcept {
+    [[nodiscard]] reverse_range rev_range_by_lex(const lex_range<lex_key>& range,
+                                                 limit lim = {}) const noexcept {
         const auto [lo, hi] = lex_ranks(range);
         const auto [a, b] = apply_limit_reverse(lo, hi, lim);
         return reverse_view(a, b);
@@ -575,33 +660,40 @@ public:
 
     /// ZREMRANGEBYRANK key start stop. O(log n + m). \returns the number removed. Never throws.
     size_type erase_range_by_rank(long long start, long long stop) noexcept {
+        modified();
         const auto [lo, hi] = clamp_ranks(start, stop);
         return erase_ranks(lo, hi);
     }
     /// ZREMRANGEBYSCORE key min max. O(log n + m). Never throws.
     size_type erase_range_by_score(const score_range<Score>& range) noexcept {
+        modified();
         const auto [lo, hi] = score_ranks(range);
         return erase_ranks(lo, hi);
     }
     /// ZREMRANGEBYLEX key min max. O(log n + m). Never throws.
     size_type erase_range_by_lex(const lex_range<lex_key>& range) noexcept {
+        modified();
         const auto [lo, hi] = lex_ranks(range);
         return erase_ranks(lo, hi);
     }
 
     /// ZPOPMIN key [count]: removes and returns up to `count` lowest elements, lowest first.
     /// O(log n + count). Strong guarantee (the result is built before anything is removed).
-    std::vector<value_type> pop_min(size_type count = 1) { return pop(count, end_of_set::low); }
+    value_vector pop_min(size_type count = 1) {
+        return pop(count, end_of_set::low);
+    }
     /// ZPOPMAX key [count]: removes and returns up to `count` highest elements, highest first.
-    std::vector<value_type> pop_max(size_type count = 1) { return pop(count, end_of_set::high); }
+    value_vector pop_max(size_type count = 1) {
+        return pop(count, end_of_set::high);
+    }
 
     // ---- ZRANDMEMBER / ZSCAN -------------------------------------------------------------------
 
     /// ZRANDMEMBER key count. count > 0: min(count, size()) distinct members in random order;
     /// count < 0: |count| members drawn with replacement; 0: none. O(k log n).
     template <class URBG>
-    std::vector<value_type> random_members(long long count, URBG&& gen) const {
-        std::vector<value_type> out;
+    [[nodiscard]] value_vector random_members(long long count, URBG&& gen) const {
+        value_vector out{typename value_vector::allocator_type(get_allocator())};
         if (count == 0 || empty()) return out;
         std::uniform_int_distribution<size_type> pick(0, size() - 1);
         if (count < 0) {
@@ -633,7 +725,7 @@ public:
                 }
             }
         };
-        std::vector<size_type> ranks;
+        std::vector<size_type, rebound<size_type>> ranks{rebound<size_type>(get_allocator())};
         ranks.reserve(k);
         for (size_type j = size() - k; j < size(); ++j) {
             const size_type r = std::uniform_int_distribution<size_type>(0, j)(gen);
@@ -677,30 +769,39 @@ public:
 
     // ---- STL side -------------------------------------------------------------------------------
 
-    const_iterator begin() const noexcept {
-        if (!skiplist_mode_) return const_iterator(nullptr, lp_, lp_ && !lp_.empty() ? 1 : 0, 0);
+    [[nodiscard]] const_iterator begin() const noexcept {
+        if (!skiplist_mode_) return make_iterator(nullptr, lp_, lp_ && !lp_.empty() ? 1 : 0, 0);
         const node_id f = list_.first();
-        return const_iterator(list_.nodes(), list_.block_of(f), f, 0);
+        return make_iterator(list_.nodes(), list_.block_of(f), f, 0);
     }
-    const_iterator end() const noexcept {
-        if (!skiplist_mode_) return const_iterator(nullptr, lp_, 0, 0);
-        return const_iterator(list_.nodes(), block_type(), 0, 0);
+    [[nodiscard]] const_iterator end() const noexcept {
+        if (!skiplist_mode_) return make_iterator(nullptr, lp_, 0, 0);
+        return make_iterator(list_.nodes(), block_type(), 0, 0);
     }
-    const_iterator cbegin() const noexcept { return begin(); }
-    const_iterator cend() const noexcept { return end(); }
-    const_reverse_iterator rbegin() const noexcept { return const_reverse_iterator(end()); }
-    const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
+    [[nodiscard]] const_iterator cbegin() const noexcept {
+        return begin();
+    }
+    [[nodiscard]] const_iterator cend() const noexcept {
+        return end();
+    }
+    [[nodiscard]] const_reverse_iterator rbegin() const noexcept {
+        return const_reverse_iterator(end());
+    }
+    [[nodiscard]] const_reverse_iterator rend() const noexcept {
+        return const_reverse_iterator(begin());
+    }
 
     /// Iterator to the element of rank r (ascending), or end() if r >= size(). O(log n).
-    const_iterator nth(size_type r) const noexcept {
+    [[nodiscard]] const_iterator nth(size_type r) const noexcept {
         if (r >= size()) return end();
-        if (!skiplist_mode_) return const_iterator(nullptr, lp_, 1, r);
+        if (!skiplist_mode_) return make_iterator(nullptr, lp_, 1, r);
         const auto [id, pos] = list_.nth(r);
-        return const_iterator(list_.nodes(), list_.block_of(id), id, pos);
+        return make_iterator(list_.nodes(), list_.block_of(id), id, pos);
     }
 
     /// Removes every element; the set returns to listpack mode. Never throws.
     void clear() noexcept {
+        modified();
         list_.clear();
         index_.release();
         release_listpack();
@@ -708,13 +809,15 @@ public:
     }
 
     /// OBJECT ENCODING.
-    zset::encoding encoding() const noexcept {
+    [[nodiscard]] zset::encoding encoding() const noexcept {
         return skiplist_mode_ ? zset::encoding::skiplist : zset::encoding::listpack;
     }
 
     /// Rebuilds the set compactly; converts back to listpack mode when it fits the thresholds
     /// again. O(n). Strong guarantee.
-    void shrink_to_fit() { assign_sorted(begin(), end()); }
+    void shrink_to_fit() {
+        assign_sorted(begin(), end());
+    }
 
     /// Replaces the contents with elements already sorted by (score, member) with unique
     /// members (`reference`s or pairs), in the smallest encoding that fits; options, function
@@ -732,7 +835,7 @@ public:
     /// Bytes allocated by the set (blocks, out-of-line members, node pool, hash index) plus
     /// sizeof(*this). Allocator bookkeeping (e.g. malloc headers) is not included.
     /// O(number of blocks).
-    size_type memory_usage() const noexcept {
+    [[nodiscard]] size_type memory_usage() const noexcept {
         size_type total = sizeof(*this) + list_.memory_usage() + index_.memory_usage();
         if (lp_) total += lp_.allocated_bytes() + lp_.out_of_line_bytes();
         return total;
@@ -742,8 +845,9 @@ public:
     /// the smallest encoding that fits (as Redis builds *STORE results). O(n).
     /// Precondition (checked by validate()): sorted and unique. Strong guarantee.
     template <class ForwardIt, if_forward_iterator<ForwardIt> = 0>
-    static sorted_set from_sorted(ForwardIt first, ForwardIt last, const options& opts = options(),
-                                  const Allocator& alloc = Allocator()) {
+    [[nodiscard]] static sorted_set from_sorted(ForwardIt first, ForwardIt last,
+                                                const options& opts = options(),
+                                                const Allocator& alloc = Allocator()) {
         sorted_set out(opts, alloc);
         out.assign_sorted(first, last);
         return out;
@@ -751,7 +855,7 @@ public:
 
     /// Checks every internal invariant: order, spans, blocks, node pool, index <-> records
     /// agreement, fingerprints, encoding rules. O(n log n). For tests and debugging.
-    bool validate() const {
+    [[nodiscard]] bool validate() const {
         if (skiplist_mode_ ? !validate_skiplist() : !validate_listpack()) return false;
         bool have_prev = false;
         Score prev_score{};
@@ -775,12 +879,20 @@ public:
     friend bool operator==(const sorted_set& a, const sorted_set& b) {
         return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), b.end());
     }
-    friend bool operator!=(const sorted_set& a, const sorted_set& b) { return !(a == b); }
+    friend bool operator!=(const sorted_set& a, const sorted_set& b) {
+        return !(a == b);
+    }
 
 private:
-    const Hash& hash_() const noexcept { return std::get<0>(fn_); }
-    const KeyEqual& eq_() const noexcept { return std::get<1>(fn_); }
-    const Compare& less_() const noexcept { return std::get<2>(fn_); }
+    const Hash& hash_() const noexcept {
+        return std::get<0>(fn_);
+    }
+    const KeyEqual& eq_() const noexcept {
+        return std::get<1>(fn_);
+    }
+    const Compare& less_() const noexcept {
+        return std::get<2>(fn_);
+    }
 
     struct probe {
         key_view member;
@@ -809,7 +921,9 @@ private:
     static std::uint8_t fingerprint_of(std::uint64_t h) noexcept {
         return static_cast<std::uint8_t>(h >> 24);
     }
-    probe make_probe(key_view m) const noexcept { return probe{m, hash_value(m)}; }
+    probe make_probe(key_view m) const noexcept {
+        return probe{m, hash_value(m)};
+    }
 
     static void check_flags(add_flags f) {
         if (has(f, add_flags::nx) && has(f, add_flags::xx)) detail::raise_error(errors::xx_and_nx);
@@ -817,9 +931,13 @@ private:
                               (has(f, add_flags::nx) ? 1 : 0);
         if (exclusive > 1) detail::raise_error(errors::gt_lt_nx);
     }
-    static void check_score(Score s) {
-        if constexpr (std::is_floating_point_v<Score>)
-            if (std::isnan(s)) detail::raise_error(errors::not_a_float);
+    /// The checked score of an input pair's second member (a number or a score_arg).
+    template <class S>
+    static Score score_of_pair(const S& s) {
+        if constexpr (std::is_same_v<S, score_arg<Score>>)
+            return s.checked();
+        else
+            return detail::checked_score_cast<Score>(s);
     }
     static Score checked_sum(Score a, Score b) {
         if constexpr (std::is_floating_point_v<Score>) {
@@ -896,13 +1014,35 @@ private:
     size_type position_in_block(const position& p) const noexcept {
         return p.pos != block_type::npos ? p.pos : p.b.position_of(p.r);
     }
+    /// Rank of the element an iterator points at (size() for end()).
+    size_type rank_of_iterator(const const_iterator& it) const noexcept {
+        if (it.id_ == 0) return size();
+        return skiplist_mode_ ? list_.start_rank(it.id_) + it.pos_ : it.pos_;
+    }
     size_type rank_of(const position& p) const noexcept {
         const size_type i = position_in_block(p);
         return skiplist_mode_ ? list_.start_rank(p.node) + i : i;
     }
+    const_iterator make_iterator(const node* nodes, block_type b, node_id id,
+                                 size_type pos) const noexcept {
+        const_iterator it(nodes, b, id, pos);
+#if ZSET_DEBUG
+        it.owner_ = this;
+        it.generation_ = generation_;
+#endif
+        return it;
+    }
+
+    /// Every change that may invalidate iterators (checked mode counts them).
+    void modified() noexcept {
+#if ZSET_DEBUG
+        ++generation_;
+#endif
+    }
+
     const_iterator iterator_at(node_id id, block_type b, size_type pos) const noexcept {
-        if (!skiplist_mode_) return const_iterator(nullptr, lp_, 1, pos);
-        return const_iterator(list_.nodes(), b, id, pos);
+        if (!skiplist_mode_) return make_iterator(nullptr, lp_, 1, pos);
+        return make_iterator(list_.nodes(), b, id, pos);
     }
 
     // ---- single-element changes -----------------------------------------------------------------
@@ -1168,7 +1308,7 @@ private:
             std::vector<Score, rebound<Score>> scores(rebound<Score>(s.get_allocator()));
             scores.reserve(n);
             for (ForwardIt it = first; it != last; ++it)
-                scores.push_back(detail::checked_score_cast<Score>(it->second));
+                scores.push_back(score_of_pair(it->second));
             changes.reserve(n);
             size_type table = 8;
             while (table < 2 * n) table *= 2;
@@ -1364,9 +1504,10 @@ private:
 
     /// ZPOPMIN / ZPOPMAX: copies the elements out first, then removes them block by block
     /// from the chosen end (no search: the first node's predecessors are the head).
-    std::vector<value_type> pop(size_type count, end_of_set from) {
+    value_vector pop(size_type count, end_of_set from) {
+        modified();
         const size_type n = std::min(count, size());
-        std::vector<value_type> out;
+        value_vector out{typename value_vector::allocator_type(get_allocator())};
         out.reserve(n);
         if (from == end_of_set::low) {
             for (auto it = begin(); out.size() < n; ++it) out.push_back(owned(*it));
@@ -1377,7 +1518,9 @@ private:
         }
         return out;
     }
-    static value_type owned(const reference& e) { return value_type(Member(e.member), e.score); }
+    static value_type owned(const reference& e) {
+        return value_type(Member(e.member), e.score);
+    }
 
     // ---- rank arithmetic ------------------------------------------------------------------------
 
@@ -1514,7 +1657,7 @@ private:
         if constexpr (std::is_same_v<E, reference>)
             return e.score;
         else
-            return detail::checked_score_cast<Score>(e.second);
+            return score_of_pair(e.second);
     }
 
     /// Fills this (empty) set from sorted unique elements, in the given encoding. Strong
@@ -1621,6 +1764,7 @@ private:
 
     /// Takes other's contents (same allocator). Never throws.
     void take(sorted_set& other) noexcept {
+        modified();
         list_.steal(other.list_);
         index_.release();
         index_.swap(other.index_);
@@ -1670,6 +1814,9 @@ private:
     index_type index_;  // skiplist mode
     block_type lp_{};   // listpack mode (null while empty)
     bool skiplist_mode_ = false;
+#if ZSET_DEBUG
+    std::uint64_t generation_ = 0;  // counts modifications (checked iterators)
+#endif
     // Hash, KeyEqual, Compare: a tuple, so empty function objects take no space.
     std::tuple<Hash, KeyEqual, Compare> fn_{};
 };
@@ -1686,3 +1833,22 @@ using sorted_set = zset::sorted_set<Member, Score, Hash, KeyEqual, Compare,
 #endif
 
 }  // namespace zset
+
+template <class MemberView, class Score>
+struct std::tuple_size<zset::element<MemberView, Score>> : std::integral_constant<std::size_t, 2> {
+};
+template <class MemberView, class Score>
+struct std::tuple_element<0, zset::element<MemberView, Score>> {
+    using type = MemberView;
+};
+template <class MemberView, class Score>
+struct std::tuple_element<1, zset::element<MemberView, Score>> {
+    using type = Score;
+};
+
+#if defined(__cpp_lib_ranges)
+template <class Iterator>
+inline constexpr bool std::ranges::enable_borrowed_range<zset::range_view<Iterator>> = true;
+template <class Iterator>
+inline constexpr bool std::ranges::enable_view<zset::range_view<Iterator>> = true;
+#endif

@@ -1213,8 +1213,11 @@ private:
         const auto hi = parse_score_bound(max);
         if (!hi) return std::nullopt;
         zset::score_range<double> r;
-        r.min = {lo->value, lo->exclusive};
-        r.max = {hi->value, hi->exclusive};
+        const auto end_of = [](bool exclusive) {
+            return exclusive ? zset::endpoint::exclusive : zset::endpoint::inclusive;
+        };
+        r.min = {lo->value, end_of(lo->exclusive)};
+        r.max = {hi->value, end_of(hi->exclusive)};
         return r;
     }
 
