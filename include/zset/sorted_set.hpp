@@ -909,7 +909,7 @@ private:
         explicit operator bool() const noexcept { return bool(b); }
     };
 
-    std::uint64_t hash_value(key_view m) const noexcept {
+    ZSET_ALWAYS_INLINE std::uint64_t hash_value(key_view m) const noexcept {
         const auto h = static_cast<std::uint64_t>(hash_()(m));
         // The index places by the high bits: a user hash that leaves them empty (std::hash of
         // an integer is the identity) would pile every member into one run, so it is mixed.
@@ -921,7 +921,7 @@ private:
     static std::uint8_t fingerprint_of(std::uint64_t h) noexcept {
         return static_cast<std::uint8_t>(h >> 24);
     }
-    probe make_probe(key_view m) const noexcept {
+    ZSET_ALWAYS_INLINE probe make_probe(key_view m) const noexcept {
         return probe{m, hash_value(m)};
     }
 
@@ -980,7 +980,7 @@ private:
                          std::is_same_v<KeyEqual, std::equal_to<std::string>>);
 
     /// Is the member of record r in block b equal to m?
-    bool same_member(block_type b, ref_type r, key_view m) const noexcept {
+    ZSET_ALWAYS_INLINE bool same_member(block_type b, ref_type r, key_view m) const noexcept {
         if constexpr (byte_equality)
             return b.bytes_equal(r, m);
         else
@@ -988,7 +988,7 @@ private:
     }
 
     /// Where the member is, or an empty position.
-    position locate(const probe& k) const noexcept {
+    ZSET_ALWAYS_INLINE position locate(const probe& k) const noexcept {
         position out;
         if (!skiplist_mode_) {
             if (!lp_) return out;
@@ -1000,14 +1000,18 @@ private:
             out.pos = i;
             return out;
         }
-        out.slot = index_.find(index_type::tag_of(k.hash), [&](address a) {
+        const std::uint32_t tag = index_type::tag_of(k.hash);
+        for (size_type slot = index_.first_match(tag); slot != index_type::npos;
+             slot = index_.next_match(slot, tag)) {
+            const address a = index_.address(slot);
             const block_type b = list_.block_of(a.node);
-            if (!same_member(b, a.ref, k.member)) return false;
+            if (!same_member(b, a.ref, k.member)) continue;
             out.b = b;
             out.r = a.ref;
             out.node = a.node;
-            return true;
-        });
+            out.slot = slot;
+            return out;
+        }
         return out;
     }
 

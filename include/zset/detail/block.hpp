@@ -260,13 +260,13 @@ public:
     ref_type ref(size_type pos) const noexcept { return order()[pos]; }
     std::uint8_t fingerprint(size_type pos) const noexcept { return fingerprints()[pos]; }
 
-    Score score_of(ref_type r) const noexcept {
+    ZSET_ALWAYS_INLINE Score score_of(ref_type r) const noexcept {
         Score s;
         std::memcpy(&s, record(r), sizeof s);
         return s;
     }
     void set_score_of(ref_type r, Score s) noexcept { std::memcpy(record(r), &s, sizeof s); }
-    view member_of(ref_type r) const noexcept {
+    ZSET_ALWAYS_INLINE view member_of(ref_type r) const noexcept {
         if constexpr (bytes) {
             const unsigned char* p = record(r) + sizeof(Score);
             if (*p != long_length) return view(reinterpret_cast<const char*>(p + 1), *p);
@@ -280,7 +280,7 @@ public:
         }
     }
     /// Is the member of record r the byte string m? (byte-string members)
-    bool bytes_equal(ref_type r, std::string_view m) const noexcept {
+    ZSET_ALWAYS_INLINE bool bytes_equal(ref_type r, std::string_view m) const noexcept {
         const unsigned char* p = record(r) + sizeof(Score);
         if (m.size() >= long_length) return *p == long_length && member_of(r) == m;
         return *p == m.size() && equal_bytes(p + 1, m.data(), m.size());

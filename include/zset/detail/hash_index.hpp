@@ -132,18 +132,29 @@ public:
         detail::prefetch(refs() + h * ref_bytes);
     }
 
-    /// The slot of the first live entry with this tag for which `is_member(address)` returns
-    /// true, or npos. Expected O(1): a few tag comparisons in one cache line.
-    template <class IsMember>
-    size_type find(std::uint32_t tag, IsMember&& is_member) const {
+    /// The first slot holding a live entry with this tag, or npos. Expected O(1): a few tag
+    /// comparisons in one cache line. With next_match, walks the candidates for a member.
+    ZSET_ALWAYS_INLINE size_type first_match(std::uint32_t tag) const noexcept {
         if (size_ == 0) return npos;
         const std::uint32_t* t = tags();
-        size_type i = home(tag);
-        // 0 (empty) wraps to the largest value: one comparison stops at empty or larger tags
-        // (a tombstone of this tag, tag - 1, is passed over too)
-        while (t[i] - 1u < tag - 1u) ++i;
-        for (; (t[i] | 1u) == tag; ++i)
-            if (t[i] == tag && is_member(address(i))) return i;
+        const size_type i = first_not_below(t, home(tag), tag);
+        if (t[i] == tag) return i;
+        return (t[i] | 1u) == tag ? next_match(i, tag) : npos;  // a tombstone of this tag first
+    }
+    /// The next slot after `slot` holding a live entry with this tag, or npos.
+    size_type next_match(size_type slot, std::uint32_t tag) const noexcept {
+        const std::uint32_t* t = tags();
+        for (size_type i = slot + 1; (t[i] | 1u) == tag; ++i)
+            if (t[i] == tag) return i;
+        return npos;
+    }
+
+    /// The slot of the first live entry with this tag for which `is_member(address)` returns
+    /// true, or npos.
+    template <class IsMember>
+    size_type find(std::uint32_t tag, IsMember&& is_member) const {
+        for (size_type i = first_match(tag); i != npos; i = next_match(i, tag))
+            if (is_member(address(i))) return i;
         return npos;
     }
 
@@ -152,7 +163,7 @@ public:
         return find(tag, [a](record_address b) { return a == b; });
     }
 
-    record_address address(size_type slot) const noexcept {
+    ZSET_ALWAYS_INLINE record_address address(size_type slot) const noexcept {
         std::uint32_t low;
         std::memcpy(&low, refs() + slot * ref_bytes, sizeof low);
         const std::uint32_t high = refs()[slot * ref_bytes + 4];
@@ -294,6 +305,35 @@ private:
         return true;
     }
     static bool dead(std::uint32_t t) noexcept { return (t & 1u) == 0 && t != 0; }
+
+    /// The first slot at or after i whose tag is not below `tag` or that is empty. Entries
+    /// below the tag form a prefix of the run, so with SSE2 sixteen slots are tested per step and
+    /// the loop almost always ends in one (a scalar loop's exit is a mispredicted branch per
+    /// lookup). 0 (empty) wraps to the largest value, so one comparison stops at empty or
+    /// larger tags (a tombstone of this tag, tag - 1, is passed over too). May read 15 slots
+    /// past the sentinel: the refs array follows.
+    ZSET_ALWAYS_INLINE static size_type first_not_below(const std::uint32_t* t, size_type i,
+                                                        std::uint32_t tag) noexcept {
+#ifdef ZSET_DETAIL_SSE2
+        const __m128i one = _mm_set1_epi32(1);
+        const __m128i flip = _mm_set1_epi32(static_cast<int>(0x80000000u));
+        const __m128i key = _mm_set1_epi32(static_cast<int>((tag - 1u) ^ 0x80000000u));
+        const auto below = [&](size_type at) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + at));
+            const __m128i biased = _mm_xor_si128(_mm_sub_epi32(v, one), flip);
+            return static_cast<unsigned>(
+                _mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(biased, key))));
+        };
+        for (;; i += 16) {
+            const unsigned mask =
+                below(i) | (below(i + 4) << 4) | (below(i + 8) << 8) | (below(i + 12) << 12);
+            if (mask != 0xffffu) return i + lowest_bit(~mask & 0xffffu);
+        }
+#else
+        while (t[i] - 1u < tag - 1u) ++i;
+        return i;
+#endif
+    }
 
     /// Moves every entry to a table of `new_capacity` home slots in one ordered pass.
     void rehash(size_type new_capacity) {

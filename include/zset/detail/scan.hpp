@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "../common.hpp"
+
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
 #define ZSET_DETAIL_SSE2 1
@@ -120,7 +122,7 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
 
 /// Whether n bytes at a and b are equal. Short runs (the common member) compare in two
 /// overlapping word loads instead of a call; never reads outside [a, a + n) or [b, b + n).
-inline bool equal_bytes(const void* a, const void* b, std::size_t n) noexcept {
+ZSET_ALWAYS_INLINE bool equal_bytes(const void* a, const void* b, std::size_t n) noexcept {
     const auto* x = static_cast<const unsigned char*>(a);
     const auto* y = static_cast<const unsigned char*>(b);
     const auto load64 = [](const unsigned char* p) {
