@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Checks the golden DUMP payloads in tests/golden/dump/ against a real redis-server.
 
-For every payload listed in dump/manifest.txt it starts from an empty key and, with the server
+It starts its own redis-server (127.0.0.1, a free port, no persistence). For every payload
+listed in dump/manifest.txt it starts from an empty key and, with the server
 configured with the case's zset-max-listpack-entries / -value and rdbcompression off:
 
   * RESTORE key 0 <payload> must reply +OK;
@@ -19,85 +20,17 @@ Usage: tests/golden/verify_with_redis.py [path/to/redis-server]   (default: redi
 Exits 0 when every payload passes, 1 otherwise.
 """
 import os
-import socket
 import subprocess
 import sys
 import tempfile
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DUMP_DIR = os.path.join(HERE, "dump")
 LISTPACK_TYPES = {"12", "17"}
 
-
-def encode_command(args):
-    out = [b"*%d\r\n" % len(args)]
-    for a in args:
-        if isinstance(a, str):
-            a = a.encode()
-        out.append(b"$%d\r\n%s\r\n" % (len(a), a))
-    return b"".join(out)
-
-
-class Connection:
-    def __init__(self, path):
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.connect(path)
-        self.buf = b""
-
-    def _line(self):
-        while b"\r\n" not in self.buf:
-            self._fill()
-        line, self.buf = self.buf.split(b"\r\n", 1)
-        return line
-
-    def _fill(self):
-        chunk = self.sock.recv(1 << 16)
-        if not chunk:
-            raise ConnectionError("redis-server closed the connection")
-        self.buf += chunk
-
-    def _reply(self):
-        line = self._line()
-        kind, rest = line[:1], line[1:]
-        if kind in (b"+", b"-"):
-            return (kind.decode(), rest.decode())
-        if kind == b":":
-            return int(rest)
-        if kind == b"$":
-            n = int(rest)
-            if n < 0:
-                return None
-            while len(self.buf) < n + 2:
-                self._fill()
-            data, self.buf = self.buf[:n], self.buf[n + 2:]
-            return data
-        if kind == b"*":
-            return [self._reply() for _ in range(int(rest))]
-        raise ValueError("unexpected reply %r" % line)
-
-    def call(self, *args):
-        self.sock.sendall(encode_command(args))
-        return self._reply()
-
-
-def start_server(redis_server, workdir):
-    sock_path = os.path.join(workdir, "redis.sock")
-    proc = subprocess.Popen(
-        [redis_server, "--port", "0", "--unixsocket", sock_path, "--save", "",
-         "--appendonly", "no", "--dir", workdir],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    for _ in range(200):
-        if os.path.exists(sock_path):
-            try:
-                conn = Connection(sock_path)
-                if conn.call("PING") == ("+", "PONG"):
-                    return proc, conn
-            except OSError:
-                pass
-        time.sleep(0.05)
-    proc.kill()
-    raise RuntimeError("redis-server did not start")
+# The RESP client and server start-up of the differential test (binary-safe, RESP2).
+sys.path.insert(0, os.path.join(HERE, "..", "differential"))
+from diff_test import Conn, start_redis  # noqa: E402
 
 
 def read_manifest():
@@ -117,27 +50,30 @@ def payload(name):
         return f.read()
 
 
+def call(conn, *args):
+    return conn.call([a if isinstance(a, bytes) else a.encode() for a in args])
+
+
 def check_case(conn, case, types):
     """Returns a list of failure messages (empty when the case passes)."""
     failures = []
-    conn.call("CONFIG", "SET", "zset-max-listpack-entries", case["entries"],
-              "zset-max-listpack-value", case["value"], "rdbcompression", "no")
-    conn.call("DEL", "k")
-    reply = conn.call("RESTORE", "k", "0", payload(case["name"]))
-    if reply != ("+", "OK"):
+    call(conn, "CONFIG", "SET", "zset-max-listpack-entries", case["entries"],
+         "zset-max-listpack-value", case["value"], "rdbcompression", "no")
+    call(conn, "DEL", "k")
+    reply = call(conn, "RESTORE", "k", "0", payload(case["name"]))
+    if reply != ("simple", b"OK"):
         return ["RESTORE replied %r" % (reply,)]
-    card = conn.call("ZCARD", "k")
-    if card != case["count"]:
+    card = call(conn, "ZCARD", "k")
+    if card != ("int", case["count"]):
         failures.append("ZCARD %r, want %d" % (card, case["count"]))
     want_encoding = b"listpack" if types[case["redump"]] in LISTPACK_TYPES else b"skiplist"
-    encoding = conn.call("OBJECT", "ENCODING", "k")
-    if encoding != want_encoding:
+    encoding = call(conn, "OBJECT", "ENCODING", "k")
+    if encoding != ("bulk", want_encoding):
         failures.append("OBJECT ENCODING %r, want %r" % (encoding, want_encoding))
-    dumped = conn.call("DUMP", "k")
+    dumped = call(conn, "DUMP", "k")
     want = payload(case["redump"])
-    if dumped != want:
-        failures.append("DUMP gave %d bytes, not the %d bytes of %s.bin"
-                        % (len(dumped or b""), len(want), case["redump"]))
+    if dumped != ("bulk", want):
+        failures.append("DUMP did not give the %d bytes of %s.bin" % (len(want), case["redump"]))
     return failures
 
 
@@ -149,7 +85,8 @@ def main():
     types = {c["name"]: c["type"] for c in cases}
     failed = 0
     with tempfile.TemporaryDirectory() as workdir:
-        proc, conn = start_server(redis_server, workdir)
+        proc, port = start_redis(redis_server, workdir)
+        conn = Conn(port)
         try:
             for case in cases:
                 failures = check_case(conn, case, types)
@@ -160,6 +97,7 @@ def main():
                     print("    " + f)
                 failed += bool(failures)
         finally:
+            conn.close()
             proc.terminate()
             proc.wait()
     print("%d of %d payloads verified" % (len(cases) - failed, len(cases)))
