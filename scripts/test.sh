@@ -185,11 +185,7 @@ leg_port() {
             failed_targets+=("$target")
         fi
     done
-    if command -v wineserver >/dev/null 2>&1; then
-        wineserver -k 2>/dev/null
-    elif [[ -x /usr/lib/wine/wineserver64 ]]; then
-        /usr/lib/wine/wineserver64 -k 2>/dev/null
-    fi
+    tests/port/wine.sh --stop 2>/dev/null
     rm -rf "$WINEPREFIX"
     if ((${#failed_targets[@]})); then
         leg_note="failed on: ${failed_targets[*]}"
