@@ -33,14 +33,17 @@ OPS = [
     ("inter", "ZINTER of two n-sets (per call)"),
 ]
 OP_LABEL = dict(OPS)
-PEERS = ["absl", "boost", "std"]
+PEERS = ["absl", "boost", "std", "redisskl"]
 PEER_LABEL = {
     "absl": "absl::btree_set<pair> + absl::flat_hash_map",
+    "redisskl": "Redis's design: span skiplist of nodes with inline members + flat hash of node "
+                "pointers (bench/peers/redis_skiplist.hpp)",
     "boost": "Boost.MultiIndex ranked_unique + hashed_unique",
     "std": "std::set<pair> + std::unordered_map",
 }
 COLORS = {"absl": "#4e79a7", "boost": "#f28e2b", "std": "#76b7b2", "zset": "#e15759",
-          "zset_skiplist": "#ff9d9a", "redis": "#59a14f", "zset_compact": "#b07aa1"}
+          "zset_skiplist": "#ff9d9a", "redis": "#59a14f", "zset_compact": "#b07aa1",
+          "redisskl": "#edc948"}
 # (operation, peer, label): the targets the lead tracks; goal ratio <= 1.00 (zset at least as fast)
 TARGETS = [
     ("zscore_hit", "absl", "ZSCORE hit vs absl flat_hash_map find"),
@@ -250,7 +253,7 @@ def build_markdown(ctx, times, cvs, mem, reps, redis_version, redis, sizes, src,
     w("")
 
     # ---- memory
-    structs = [s for s in ["zset", "zset_skiplist", "absl", "boost", "std"]
+    structs = [s for s in ["zset", "zset_skiplist", "absl", "boost", "std", "redisskl"]
                if any(k[0] == s for k in mem)]
     if mem:
         w("## Bytes per element")
@@ -307,7 +310,8 @@ def build_svg(times, mem, redis, sizes):
     top1 = 70
     h1 = top1 + row_h * len(ops) + 50
     # panel 2 geometry
-    structs = [s for s in ["zset", "absl", "boost", "std"] if any(k[0] == s for k in mem)]
+    structs = [s for s in ["zset", "absl", "boost", "std", "redisskl"]
+               if any(k[0] == s for k in mem)]
     series = structs + (["redis"] if redis else [])
     top2 = h1 + 60
     plot_h2 = 260

@@ -52,6 +52,20 @@ namespace detail {
     std::abort();
 #endif
 }
+
+/// Whether the integer v is representable as the integer type To (no sign-compare pitfalls).
+template <class To, class From>
+constexpr bool in_range_of(From v) noexcept {
+    static_assert(std::is_integral_v<To> && std::is_integral_v<From>);
+    if constexpr (std::is_signed_v<From> == std::is_signed_v<To>) {
+        return v >= std::numeric_limits<To>::lowest() && v <= std::numeric_limits<To>::max();
+    } else if constexpr (std::is_signed_v<From>) {  // signed to unsigned
+        return v >= 0 &&
+               static_cast<std::make_unsigned_t<From>>(v) <= std::numeric_limits<To>::max();
+    } else {  // unsigned to signed
+        return v <= static_cast<std::make_unsigned_t<To>>(std::numeric_limits<To>::max());
+    }
+}
 }  // namespace detail
 
 /// Redis's error texts for the errors the container itself can raise.
@@ -66,6 +80,8 @@ inline constexpr const char* syntax = "ERR syntax error";
 inline constexpr const char* out_of_range_positive = "ERR value is out of range, must be positive";
 inline constexpr const char* integer_overflow = "ERR increment or decrement would overflow";
 inline constexpr const char* limit_negative = "ERR LIMIT can't be negative";
+/// A score given as another arithmetic type that the set's Score cannot hold exactly.
+inline constexpr const char* score_out_of_range = "ERR value is out of range for the score type";
 }  // namespace errors
 
 /// The two internal representations, as OBJECT ENCODING reports them.
