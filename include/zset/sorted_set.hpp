@@ -591,19 +591,9 @@ public:
 
     /// ZPOPMIN key [count]: removes and returns up to `count` lowest elements, lowest first.
     /// O(log n + count). Strong guarantee (the result is built before anything is removed).
-    std::vector<value_type> pop_min(size_type count = 1) {
-        const size_type n = std::min(count, size());
-        std::vector<value_type> out = copy_ranks(0, n, false);
-        erase_ranks(0, n);
-        return out;
-    }
+    std::vector<value_type> pop_min(size_type count = 1) { return pop(count, end_of_set::low); }
     /// ZPOPMAX key [count]: removes and returns up to `count` highest elements, highest first.
-    std::vector<value_type> pop_max(size_type count = 1) {
-        const size_type n = std::min(count, size());
-        std::vector<value_type> out = copy_ranks(size() - n, size(), true);
-        erase_ranks(size() - n, size());
-        return out;
-    }
+    std::vector<value_type> pop_max(size_type count = 1) { return pop(count, end_of_set::high); }
 
     // ---- ZRANDMEMBER / ZSCAN -------------------------------------------------------------------
 
@@ -1352,7 +1342,8 @@ private:
         }
         size_type remaining = removed;
         while (remaining > 0) {
-            const auto [x, i] = list_.nth(lo);
+            const auto [x, i] =
+                lo == 0 ? std::pair<node_id, size_type>{list_.first(), 0} : list_.nth(lo);
             const block_type b = list_.block_of(x);
             const size_type here = std::min(remaining, b.size() - i);
             for (size_type j = i; j < i + here; ++j) {
@@ -1369,11 +1360,21 @@ private:
         return removed;
     }
 
-    std::vector<value_type> copy_ranks(size_type lo, size_type hi, bool descending) const {
+    enum class end_of_set { low, high };
+
+    /// ZPOPMIN / ZPOPMAX: copies the elements out first, then removes them block by block
+    /// from the chosen end (no search: the first node's predecessors are the head).
+    std::vector<value_type> pop(size_type count, end_of_set from) {
+        const size_type n = std::min(count, size());
         std::vector<value_type> out;
-        out.reserve(hi - lo);
-        for (auto it = nth(lo); out.size() < hi - lo; ++it) out.push_back(owned(*it));
-        if (descending) std::reverse(out.begin(), out.end());
+        out.reserve(n);
+        if (from == end_of_set::low) {
+            for (auto it = begin(); out.size() < n; ++it) out.push_back(owned(*it));
+            erase_ranks(0, n);
+        } else {
+            for (auto it = end(); out.size() < n;) out.push_back(owned(*--it));
+            erase_ranks(size() - n, size());
+        }
         return out;
     }
     static value_type owned(const reference& e) { return value_type(Member(e.member), e.score); }

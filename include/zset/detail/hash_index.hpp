@@ -66,6 +66,8 @@ public:
     static constexpr size_type npos = ~size_type{0};
     /// Node ids are 24-bit.
     static constexpr std::uint32_t max_node = 0xffffff;
+    /// The longest run an erase shifts back before it leaves a tombstone instead.
+    static constexpr size_type max_shift = 8;
 
     explicit hash_index(const Allocator& alloc = Allocator()) noexcept
         : allocator_holder<word_allocator>(word_allocator(alloc)) {}
@@ -78,6 +80,7 @@ public:
         if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
         mem_ = nullptr;
         capacity_ = 0;
+        slots_ = 0;
         tombstones_ = 0;
         size_ = 0;
     }
@@ -85,6 +88,7 @@ public:
     void swap(hash_index& other) noexcept {
         using std::swap;
         swap(mem_, other.mem_);
+        swap(slots_, other.slots_);
         swap(tombstones_, other.tombstones_);
         swap(capacity_, other.capacity_);
         swap(size_, other.size_);
@@ -110,12 +114,13 @@ public:
     }
 
     /// Makes room for `n` entries without further growth (barring a run overflowing, which
-    /// insert handles); tombstones count as occupied until a rehash drops them. Strong
-    /// guarantee.
+    /// insert handles); tombstones count as occupied until a rehash drops them. A rehash that
+    /// only drops tombstones keeps the capacity when that leaves an eighth of it free, so its
+    /// cost spreads over at least that many erases. Strong guarantee.
     void reserve(size_type n) {
         if (n + tombstones_ <= max_load(capacity_)) return;
         size_type cap = capacity_ < 16 ? 16 : capacity_;
-        while (max_load(cap) < n) cap += cap / 8;
+        while (max_load(cap) - max_load(cap) / 8 < n) cap += cap / 8;
         rehash(cap);
     }
 
@@ -171,20 +176,27 @@ public:
         ++size_;
     }
 
-    /// Removes the entry in `slot`: it becomes a tombstone (its tag minus one), so nothing
-    /// shifts; at the end of a run it and the tombstones before it become empty slots. Never
-    /// allocates, never throws.
+    /// Removes the entry in `slot`. The rest of its run shifts back when that is short (at most
+    /// `max_shift` entries, the common case at 7/8 load); otherwise the entry becomes a
+    /// tombstone (its tag minus one), so an erase never moves a long run. Never allocates,
+    /// never throws.
     void erase_slot(size_type slot) noexcept {
         std::uint32_t* t = tags();
         --size_;
-        if (t[slot + 1] != 0) {
+        size_type next = slot + 1;
+        while (next - slot <= max_shift && t[next] != 0 && home(t[next] | 1u) < next) ++next;
+        if (next - slot > max_shift) {
             t[slot] -= 1;
             ++tombstones_;
             return;
         }
-        t[slot] = 0;
-        while (slot > 0 && dead(t[slot - 1])) {
-            t[--slot] = 0;
+        const size_type count = next - slot - 1;
+        std::memmove(t + slot, t + slot + 1, count * sizeof *t);
+        std::memmove(refs() + slot * ref_bytes, refs() + (slot + 1) * ref_bytes, count * ref_bytes);
+        t[next - 1] = 0;
+        // nothing after the new empty slot passes it: tombstones just before it go too
+        for (size_type at = next - 1; at > 0 && dead(t[at - 1]); --at) {
+            t[at - 1] = 0;
             --tombstones_;
         }
     }
@@ -241,9 +253,7 @@ private:
     word_allocator& alloc() noexcept { return this->held_allocator(); }
 
     std::uint32_t* tags() const noexcept { return mem_; }
-    unsigned char* refs() const noexcept {
-        return reinterpret_cast<unsigned char*>(mem_ + capacity_ + extra_for(capacity_));
-    }
+    unsigned char* refs() const noexcept { return reinterpret_cast<unsigned char*>(mem_ + slots_); }
 
     /// 32-bit words of a table of `cap` home slots: the tags, then the refs.
     static size_type words_for(size_type cap) noexcept {
@@ -317,16 +327,19 @@ private:
             }
             if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
             mem_ = fresh;
-            capacity_ = new_capacity;
+            capacity_ = static_cast<std::uint32_t>(new_capacity);
+            slots_ = static_cast<std::uint32_t>(new_capacity + extra_for(new_capacity));
             tombstones_ = 0;
             return;
         }
     }
 
     std::uint32_t* mem_ = nullptr;  // the tags, then the refs
-    size_type capacity_ = 0;
-    size_type size_ = 0;
-    size_type tombstones_ = 0;
+    // 32-bit counts (a set holds fewer than 2^32 members) keep the index 24 bytes
+    std::uint32_t capacity_ = 0;
+    std::uint32_t slots_ = 0;  // capacity_ + extra_for(capacity_): where the refs start
+    std::uint32_t size_ = 0;
+    std::uint32_t tombstones_ = 0;
 };
 
 }  // namespace detail
