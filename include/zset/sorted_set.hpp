@@ -697,12 +697,18 @@ public:
         if (count == 0 || empty()) return out;
         std::uniform_int_distribution<size_type> pick(0, size() - 1);
         if (count < 0) {
-            const auto draws = static_cast<size_type>(-(count + 1)) + 1;
+            // |count| without overflow (LLONG_MIN), and no silent truncation to a 32-bit size_t
+            const unsigned long long wanted = static_cast<unsigned long long>(-(count + 1)) + 1;
+            if (wanted > std::numeric_limits<size_type>::max() / sizeof(value_type))
+                detail::raise_length_error("zset: too many random members requested");
+            const auto draws = static_cast<size_type>(wanted);
             out.reserve(draws);
             for (size_type i = 0; i < draws; ++i) out.push_back(owned(*nth(pick(gen))));
             return out;
         }
-        const size_type k = std::min(static_cast<size_type>(count), size());
+        const size_type k = static_cast<unsigned long long>(count) >= size()
+                                ? size()
+                                : static_cast<size_type>(count);
         out.reserve(k);
         if (k == size()) {
             for (const auto& e : *this) out.push_back(owned(e));

@@ -14,11 +14,6 @@ if(ZSET_PORT_TARGET STREQUAL "i686")
     # tests/test_set_ops.cpp:179 spells __int128, which 32-bit targets lack (reported to the
     # file's owner; guard with __SIZEOF_INT128__ or compare without a wider type).
     list(APPEND ZSET_PORT_SKIPPED_SOURCES test_set_ops.cpp)
-    # include/zset/sorted_set.hpp:608,613: random_members casts the long long count to the 32-bit
-    # size_t: ZRANDMEMBER k 4294967299 returns 3 members, LLONG_MIN returns none (no length_error).
-    list(APPEND ZSET_PORT_KNOWN_FAILURES
-         "portability: random_members counts beyond 32 bits"
-         "bad input, container: huge and negative counts, ranks and limits")
     # include/zset/redis/keyspace.hpp:1481: generic_pop casts the count to size_t: ZPOPMIN k
     # 4294967297 pops 1 element where Redis pops them all.
     list(APPEND ZSET_PORT_KNOWN_FAILURES "portability: keyspace pop counts beyond 32 bits")
