@@ -311,7 +311,7 @@ public:
     /// Position of the element whose record satisfies is_member(ref), or npos (fingerprinted
     /// blocks only). Tests only the records whose fingerprint matches.
     template <class IsMember>
-    size_type find(std::uint8_t fp, const IsMember& is_member) const {
+    ZSET_ALWAYS_INLINE size_type find(std::uint8_t fp, const IsMember& is_member) const {
         size_type found = npos;
         for_each_byte_match(fingerprints(), size(), fp, [&](size_type i) {
             if (!is_member(ref(i))) return false;

@@ -44,41 +44,40 @@ inline std::size_t lowest_bit(unsigned mask) noexcept {
 #endif
 }
 
-#ifdef ZSET_DETAIL_SSE2
-/// Byte lanes [0, n) set, for n in [0, 16].
-inline __m128i first_lanes(std::size_t n) noexcept {
-    const __m128i iota = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    return _mm_cmplt_epi8(iota, _mm_set1_epi8(static_cast<char>(n)));
-}
+/// Index of the lowest set bit of a non-zero 64-bit mask.
+inline std::size_t lowest_bit64(std::uint64_t mask) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    return static_cast<std::size_t>(__builtin_ctzll(mask));
+#else
+    std::size_t i = 0;
+    while ((mask & 1u) == 0) {
+        mask >>= 1;
+        ++i;
+    }
+    return i;
 #endif
+}
 
 /// Calls visit(i) for each i in [0, n) with bytes[i] == value, in order, until visit returns
-/// true (then returns true). A miss tests 32 bytes per branch. Reads up to scan_slack bytes
-/// past n.
+/// true (then returns true). The matches of 64 bytes are gathered into one mask before any is
+/// visited, so the loop's branches depend on n (fixed for a block) and on the few matches, not
+/// on where they are. Reads up to scan_slack bytes past n.
 template <class Visit>
-inline bool for_each_byte_match(const std::uint8_t* bytes, std::size_t n, std::uint8_t value,
-                                Visit&& visit) {
+ZSET_ALWAYS_INLINE bool for_each_byte_match(const std::uint8_t* bytes, std::size_t n,
+                                            std::uint8_t value, Visit&& visit) {
 #ifdef ZSET_DETAIL_SSE2
     const __m128i needle = _mm_set1_epi8(static_cast<char>(value));
-    const auto matches = [&](std::size_t at) {
-        return _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + at)),
-                              needle);
+    const auto matches16 = [&](std::size_t at) -> std::uint64_t {
+        const __m128i hits =
+            _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + at)), needle);
+        return static_cast<std::uint32_t>(_mm_movemask_epi8(hits));
     };
-    const auto visit_mask = [&](std::size_t base, unsigned mask) {
+    for (std::size_t base = 0; base < n; base += 64) {
+        std::uint64_t mask = 0;
+        for (std::size_t k = 0; k < 64 && base + k < n; k += 16) mask |= matches16(base + k) << k;
+        if (n - base < 64) mask &= (std::uint64_t{1} << (n - base)) - 1;
         for (; mask != 0; mask &= mask - 1)
-            if (visit(base + lowest_bit(mask))) return true;
-        return false;
-    };
-    std::size_t i = 0;
-    for (; i + 32 <= n; i += 32) {
-        const auto low = static_cast<unsigned>(_mm_movemask_epi8(matches(i)));
-        const auto high = static_cast<unsigned>(_mm_movemask_epi8(matches(i + 16)));
-        if (visit_mask(i, low | (high << 16))) return true;
-    }
-    for (; i < n; i += 16) {
-        __m128i hits = matches(i);
-        if (n - i < 16) hits = _mm_and_si128(hits, first_lanes(n - i));
-        if (visit_mask(i, static_cast<unsigned>(_mm_movemask_epi8(hits)))) return true;
+            if (visit(base + lowest_bit64(mask))) return true;
     }
     return false;
 #else
