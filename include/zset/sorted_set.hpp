@@ -201,7 +201,7 @@ public:
     using const_reference = reference;
 
     /// Elements beyond this many per block split (skiplist mode).
-    static constexpr size_type block_max_entries = 256;
+    static constexpr size_type block_max_entries = 128;
     /// Record bytes (score, length and member) beyond this many per block split (skiplist
     /// mode; soft: a block always takes at least one element).
     static constexpr size_type block_max_bytes = 8192;

@@ -120,7 +120,11 @@ public:
     void reserve(size_type n) {
         if (n + tombstones_ <= max_load(capacity_)) return;
         size_type cap = capacity_ < 16 ? 16 : capacity_;
-        while (max_load(cap) - max_load(cap) / 8 < n) cap += cap / 8;
+        // growth fills a table to 7/8; a rehash that drops tombstones keeps 1/8 of that free
+        const auto room = [&](size_type c) {
+            return tombstones_ == 0 ? max_load(c) : max_load(c) - max_load(c) / 8;
+        };
+        while (room(cap) < n) cap += cap / 8;
         rehash(cap);
     }
 
