@@ -224,8 +224,9 @@ struct lex_bound {
     kind type;
     Key value;
 
-    /// "-" (every member).
-    constexpr lex_bound() : type(kind::minus_infinity), value() {}
+    /// No default: `{}` could mean "-" or "+" depending on the end, so a bound is always named
+    /// (inclusive, exclusive, minus_infinity, plus_infinity).
+    lex_bound() = delete;
     lex_bound(kind k, Key v) : type(k), value(std::move(v)) {}
     template <class Other, std::enable_if_t<!std::is_same_v<Other, Key> &&
                                                 std::is_constructible_v<Key, const Other&>,

@@ -161,11 +161,9 @@ class sorted_set {
     // The function objects are called with member views: std::string_view for std::string
     // members (so a hash taking `const std::string&` does not fit), `const Member&` otherwise.
     using member_arg = detail::member_view_t<Member>;
-    static_assert(
-        std::is_invocable_v<const Hash&, member_arg> &&
-            std::is_convertible_v<std::invoke_result_t<const Hash&, member_arg>, std::uint64_t>,
-        "zset: Hash must be callable as hash(key_view) -> an unsigned 64-bit value "
-        "(key_view is std::string_view for std::string members)");
+    static_assert(std::is_invocable_r_v<std::uint64_t, const Hash&, member_arg>,
+                  "zset: Hash must be callable as hash(key_view) -> an unsigned 64-bit value "
+                  "(key_view is std::string_view for std::string members)");
     static_assert(std::is_invocable_r_v<bool, const KeyEqual&, member_arg, member_arg>,
                   "zset: KeyEqual must be callable as equal(key_view, key_view) -> bool");
     static_assert(std::is_invocable_r_v<bool, const Compare&, member_arg, member_arg>,
@@ -519,6 +517,8 @@ public:
     /// end(), say). O(log n + m). \returns the iterator to the element that followed them.
     /// Never throws.
     const_iterator erase(const_iterator first, const_iterator last) noexcept {
+        check_own(first);
+        check_own(last);
         const size_type lo = rank_of_iterator(first), hi = rank_of_iterator(last);
         erase_ranks(lo, hi);
         return nth(lo);
@@ -1041,6 +1041,17 @@ private:
         it.generation_ = generation_;
 #endif
         return it;
+    }
+
+    /// Checked mode: `it` is a valid iterator of this set.
+    void check_own(const const_iterator& it) const noexcept {
+#if ZSET_DEBUG
+        if (it.owner_ != this)
+            detail::fail_check("zset: erase given an iterator of another set (or a default one)");
+        it.check_valid();
+#else
+        (void)it;
+#endif
     }
 
     /// Every change that may invalidate iterators (checked mode counts them).
