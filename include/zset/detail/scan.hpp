@@ -30,20 +30,6 @@ inline void prefetch(const void* p) noexcept {
 #endif
 }
 
-/// Index of the lowest set bit of a non-zero mask.
-inline std::size_t lowest_bit(unsigned mask) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    return static_cast<std::size_t>(__builtin_ctz(mask));
-#else
-    std::size_t i = 0;
-    while ((mask & 1u) == 0) {
-        mask >>= 1;
-        ++i;
-    }
-    return i;
-#endif
-}
-
 /// Index of the lowest set bit of a non-zero 64-bit mask.
 inline std::size_t lowest_bit64(std::uint64_t mask) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
@@ -56,6 +42,11 @@ inline std::size_t lowest_bit64(std::uint64_t mask) noexcept {
     }
     return i;
 #endif
+}
+
+/// Index of the lowest set bit of a non-zero mask.
+inline std::size_t lowest_bit(unsigned mask) noexcept {
+    return lowest_bit64(mask);
 }
 
 /// Calls visit(i) for each i in [0, n) with bytes[i] == value, in order, until visit returns

@@ -191,10 +191,7 @@ public:
     /// covers x's first element from before it), by rank: no key comparisons. O(log n).
     void predecessors(node_id x, path& p) const noexcept {
         if (x == first()) {
-            for (int i = 0; i < level_; ++i) {
-                p.at[i] = head_id;
-                p.rank[i] = 0;
-            }
+            path_from_head(p, level_);
             return;
         }
         const size_type target = start_rank(x);
@@ -578,9 +575,9 @@ private:
         ++size_;
     }
 
-    /// The first element of an empty list: a node of its own.
-    std::pair<node_id, ref_type> insert_first(path& p, Score s, view m, std::uint8_t fp,
-                                              const limits& lim, bool fingerprinted) {
+    /// A new, unlinked node holding (s, m) alone. Strong guarantee.
+    std::pair<node_id, ref_type> lone_node(Score s, view m, std::uint8_t fp, const limits& lim,
+                                           bool fingerprinted) {
         const node_id id =
             create_node(random_height(lim.max_height), 1, block_type::units_for(m), fingerprinted);
         ref_type r;
@@ -592,14 +589,26 @@ private:
             ZSET_RETHROW;
         }
         nodes_[id].data.link(0, r, fp);
-        for (int i = 0; i < max_level; ++i) {
+        refresh_first(id);
+        return {id, r};
+    }
+
+    /// Points the path at the head at its lowest `levels` levels (nothing precedes rank 0).
+    static void path_from_head(path& p, int levels) noexcept {
+        for (int i = 0; i < levels; ++i) {
             p.at[i] = head_id;
             p.rank[i] = 0;
         }
-        link_after(p, id, 0);
-        refresh_first(id);
-        count_insert(p, id);
-        return {id, r};
+    }
+
+    /// The first element of an empty list: a node of its own.
+    std::pair<node_id, ref_type> insert_first(path& p, Score s, view m, std::uint8_t fp,
+                                              const limits& lim, bool fingerprinted) {
+        const auto placed = lone_node(s, m, fp, lim, fingerprinted);
+        path_from_head(p, max_level);
+        link_after(p, placed.first, 0);
+        count_insert(p, placed.first);
+        return placed;
     }
 
     /// Gives node x's block room for one more record of `units` units: compacts it when at
@@ -632,22 +641,10 @@ private:
         const size_type n = b.size(), idx = where.pos;
         const bool fingerprinted = b.fingerprinted();
         if (idx == n || (idx == 0 && t == first())) {
-            const node_id id = create_node(random_height(lim.max_height), 1,
-                                           block_type::units_for(m), fingerprinted);
-            ref_type r;
-            ZSET_TRY {
-                r = nodes_[id].data.append_record(allocator(), s, m);
-            }
-            ZSET_CATCH_ALL {
-                discard_node(id);
-                ZSET_RETHROW;
-            }
-            nodes_[id].data.link(0, r, fp);
+            const auto placed = lone_node(s, m, fp, lim, fingerprinted);
+            const node_id id = placed.first;
             if (idx == 0) {
-                for (int i = 0; i < level_; ++i) {
-                    p.at[i] = head_id;
-                    p.rank[i] = 0;
-                }
+                path_from_head(p, level_);
                 link_after(p, id, 0);
             } else {
                 link_after(p, id, where.start + n);
@@ -656,9 +653,8 @@ private:
                     p.rank[i] = where.start + n;
                 }
             }
-            refresh_first(id);
             count_insert(p, id);
-            return {id, r};
+            return placed;
         }
         return split_middle(p, where, s, m, fp, lim, moved);
     }
