@@ -648,10 +648,7 @@ private:
                 link_after(p, id, 0);
             } else {
                 link_after(p, id, where.start + n);
-                for (int i = 0; i < nodes_[id].height; ++i) {
-                    p.at[i] = id;
-                    p.rank[i] = where.start + n;
-                }
+                path_at(p, id, where.start + n);
             }
             count_insert(p, id);
             return placed;
@@ -698,14 +695,10 @@ private:
             discard_node(fresh_id);
             ZSET_RETHROW;
         }
-        kept.set_node(t);
         // rewire (nothing below throws)
-        block_type::transfer(b, k, n, fresh, [&](view mv, Score sc, ref_type a, ref_type c) {
-            moved(mv, sc, record_address{t, a}, record_address{fresh_id, c});
-        });
-        block_type::transfer(b, 0, k, kept, [&](view mv, Score sc, ref_type a, ref_type c) {
-            moved(mv, sc, record_address{t, a}, record_address{t, c});
-        });
+        kept.set_node(t);
+        move_out(t, k, fresh_id, moved);
+        move_out(t, 0, t, kept, moved);
         block_type::destroy(allocator(), b);  // empty now
         nodes_[t].data = kept;
         link_after(p, fresh_id, where.start + k);
@@ -713,14 +706,32 @@ private:
         nodes_[dest].data.link(into_new ? idx - k : idx, r, fp);
         refresh_first(t);
         refresh_first(fresh_id);
-        if (into_new) {
-            for (int i = 0; i < nodes_[fresh_id].height; ++i) {
-                p.at[i] = fresh_id;
-                p.rank[i] = where.start + k;
-            }
-        }
+        if (into_new) path_at(p, fresh_id, where.start + k);
         count_insert(p, dest);
         return {dest, r};
+    }
+
+    /// Moves positions [first, end) of node x's block to the end of node `to`'s block (or of
+    /// `dst`, the block about to become x's), reporting each move. Never throws.
+    template <class Moved>
+    void move_out(node_id x, size_type first, node_id to, Moved&& moved) noexcept {
+        move_out(x, first, to, nodes_[to].data, moved);
+    }
+    template <class Moved>
+    void move_out(node_id x, size_type first, node_id to, block_type dst, Moved&& moved) noexcept {
+        const block_type src = nodes_[x].data;
+        block_type::transfer(src, first, src.size(), dst,
+                             [&](view mv, Score sc, ref_type a, ref_type c) {
+                                 moved(mv, sc, record_address{x, a}, record_address{to, c});
+                             });
+    }
+
+    /// Points the path at node id (starting at `rank`) at every level it has.
+    void path_at(path& p, node_id id, size_type rank) const noexcept {
+        for (int i = 0; i < nodes_[id].height; ++i) {
+            p.at[i] = id;
+            p.rank[i] = rank;
+        }
     }
 
     node* nodes_ = nullptr;
