@@ -263,7 +263,9 @@ struct harness {
         const std::uint8_t b = in.byte();
         if (b % 8 == 0) return zset::score_bound<Score>::lowest();
         if (b % 8 == 1) return zset::score_bound<Score>::highest();
-        zset::score_bound<Score> r{pick_score(in, Score{}), (b & 0x10) != 0};
+        zset::score_bound<Score> r{pick_score(in, Score{}), (b & 0x10) != 0
+                                                                ? zset::endpoint::exclusive
+                                                                : zset::endpoint::inclusive};
         if (is_nan(r.value)) r.value = Score{};  // NaN bounds are rejected by the Redis layer
         return r;
     }

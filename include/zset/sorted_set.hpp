@@ -516,6 +516,8 @@ public:
     /// Removes the elements [first, last), iterators of this set (a rank_range's begin() and
     /// end(), say). O(log n + m). \returns the iterator to the element that followed them.
     /// Never throws.
+    // Iterators are taken by value, as the standard containers take them.
+    // cppcheck-suppress passedByValue
     const_iterator erase(const_iterator first, const_iterator last) noexcept {
         check_own(first);
         check_own(last);
@@ -1786,6 +1788,7 @@ private:
     /// Takes other's contents (same allocator). Never throws.
     void take(sorted_set& other) noexcept {
         modified();
+        other.modified();  // its iterators now point into this set
         list_.steal(other.list_);
         index_.release();
         index_.swap(other.index_);

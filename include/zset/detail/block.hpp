@@ -38,6 +38,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -556,14 +557,14 @@ public:
     bool validate() const noexcept {
         if (!h_ || h_->size > h_->capacity || h_->used > h_->area) return false;
         size_type live = 0;
+        std::bitset<max_area + 1> seen;  // 8 KB: refs are distinct
         for (size_type i = 0; i < size(); ++i) {
             const ref_type r = ref(i);
-            if (r >= h_->used) return false;
+            if (r >= h_->used || seen.test(r)) return false;
+            seen.set(r);
             const size_type u = record_units(r);
             if (size_type{r} + u > h_->used) return false;
             live += u;
-            for (size_type j = i + 1; j < size(); ++j)
-                if (ref(j) == r) return false;
         }
         if (live + h_->garbage != h_->used) return false;
         size_type in_holes = 0, count = 0;

@@ -277,7 +277,7 @@ private:
     }
 
     size_type home(std::uint32_t tag) const noexcept {
-        return static_cast<size_type>((std::uint64_t{tag} * capacity_) >> 32);
+        return static_cast<size_type>((static_cast<std::uint64_t>(tag) * capacity_) >> 32);
     }
 
     /// Puts (tag, a) in tag order into its run, into a tombstone where one fits; false if the
