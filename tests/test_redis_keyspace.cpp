@@ -118,6 +118,12 @@ TEST_CASE("keyspace: ZADD options, errors and replies", "[redis][keyspace]") {
     CHECK(exec(ks, {"ZINCRBY", "inf", "-inf", "a"}) ==
           "-ERR resulting score is not a number (NaN)\r\n");
     CHECK(exec(ks, {"ZSCORE", "inf", "a"}) == "$3\r\ninf\r\n");
+    // NX stops ZADD INCR before the sum (nil), GT and XX after it (the NaN error): as 7.0.15.
+    CHECK(exec(ks, {"ZADD", "inf", "NX", "INCR", "-inf", "a"}) == "$-1\r\n");
+    CHECK(exec(ks, {"ZADD", "inf", "GT", "INCR", "-inf", "a"}) ==
+          "-ERR resulting score is not a number (NaN)\r\n");
+    CHECK(exec(ks, {"ZADD", "inf", "XX", "INCR", "-inf", "a"}) ==
+          "-ERR resulting score is not a number (NaN)\r\n");
 }
 
 TEST_CASE("keyspace: lookups, ranks and counts", "[redis][keyspace]") {

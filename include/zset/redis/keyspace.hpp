@@ -39,7 +39,9 @@
 // is empty, and ZRANDMEMBER with a negative count is capped at keyspace_options::
 // max_random_draws draws (Redis would try to build an unbounded reply).
 //
-// Thread safety: none; use one keyspace from one thread (or guard it).
+// Thread safety: as the standard containers. Const member functions (find, key_count,
+// options, has_ready_keys) may run concurrently with each other; every other call (execute,
+// run, watch, ...) needs exclusive access to the keyspace. Distinct keyspaces are independent.
 #ifndef ZSET_REDIS_KEYSPACE_HPP
 #define ZSET_REDIS_KEYSPACE_HPP
 
@@ -69,6 +71,7 @@
 
 #include <zset/common.hpp>
 #include <zset/detail/hash.hpp>
+#include <zset/detail/rdb_object.hpp>
 #include <zset/dump.hpp>
 #include <zset/rdb.hpp>
 #include <zset/redis/glob.hpp>
@@ -541,7 +544,7 @@ inline timeout_parse parse_timeout_ms(std::string_view arg) {
 // ---------------------------------------------------------------------------------------------
 
 /// Named sorted sets executing Redis commands. See the file comment for the command list,
-/// semantics and deviations. Not thread safe.
+/// semantics, deviations and thread safety.
 class keyspace {
 public:
     /// The sorted set type stored under each key.
@@ -647,9 +650,9 @@ public:
     // ---- direct access ----------------------------------------------------------------------
 
     /// The sorted set stored under `key`, or nullptr if the key is missing or holds another
-    /// type. The pointer is valid until the next command. O(1) expected. Strong guarantee
-    /// (copies the key into a reusable buffer: may throw std::bad_alloc for a longer key than
-    /// any seen before). Redis counterpart: lookupKeyRead + checkType.
+    /// type. The pointer is valid until the next non-const call. O(1) expected. Strong
+    /// guarantee (may throw std::bad_alloc). Writes nothing: safe to call from several threads
+    /// at once. Redis counterpart: lookupKeyRead + checkType.
     const set_type* find(std::string_view key) const {
         const auto it = lookup(key);
         if (it == db_.end()) return nullptr;
@@ -711,10 +714,9 @@ private:
         for (const auto& a : argv) argv_.emplace_back(std::string_view(a));
     }
 
-    table::const_iterator lookup(std::string_view key) const {
-        key_buf_.assign(key.data(), key.size());
-        return db_.find(key_buf_);
-    }
+    // A const lookup builds its own key string: a shared buffer would make concurrent const
+    // calls race (find() is documented safe to call from several threads at once).
+    table::const_iterator lookup(std::string_view key) const { return db_.find(std::string(key)); }
     table::iterator lookup(std::string_view key) {
         key_buf_.assign(key.data(), key.size());
         return db_.find(key_buf_);
@@ -1125,15 +1127,10 @@ private:
                         r = score;
                     }
                 } else {
-#if ZSET_HAS_EXCEPTIONS
-                    try {
-                        r = s.increment(member, score, flags);
-                    } catch (const zset::error&) {
-                        return o.error(err_nan_result);
-                    }
-#else
+                    const auto current = s.score(member);
+                    if (current && !nx && std::isnan(*current + score))
+                        return o.error(err_nan_result);  // NX blocks before the sum, as Redis
                     r = s.increment(member, score, flags);
-#endif
                 }
                 if (r) {
                     if (s.size() > before)
@@ -2160,14 +2157,6 @@ private:
 
     // ---- DUMP / RESTORE -------------------------------------------------------------------------
 
-    static std::string dump_string(std::string_view s) {
-        std::string out;
-        out += '\0';  // RDB_TYPE_STRING
-        zset::detail::rdb::write_string(out, s, false);
-        zset::detail::rdb::seal_payload(out, zset::rdb::rdb_version_redis_7_0);
-        return out;
-    }
-
     /// DUMP writes the key's current encoding, as Redis does: ZSET_LISTPACK or ZSET_2.
     static std::string dump_set(const set_type& s) {
         zset::rdb::dump_options opt;
@@ -2181,20 +2170,8 @@ private:
         const auto it = lookup(c.argv[1]);
         if (it == db_.end()) return o.null();
         if (const set_type* s = std::get_if<set_type>(&it->second)) return o.bulk(dump_set(*s));
-        o.bulk(dump_string(std::get<std::string>(it->second)));
-    }
-
-    /// Checks a payload's footer as Redis's verifyDumpPayload: length, RDB version, CRC64.
-    static bool payload_footer_ok(std::string_view p) noexcept {
-        if (p.size() < 10) return false;
-        const auto* b = reinterpret_cast<const unsigned char*>(p.data());
-        const std::size_t body = p.size() - 10;
-        const auto version = static_cast<std::uint16_t>(b[body] | (b[body + 1] << 8));
-        if (version > zset::rdb::rdb_version_redis_7_4) return false;
-        std::uint64_t stored = 0;
-        for (int i = 7; i >= 0; --i)
-            stored = (stored << 8) | b[body + 2 + static_cast<std::size_t>(i)];
-        return zset::rdb::crc64(p.substr(0, body + 2)) == stored;
+        o.bulk(zset::detail::rdb::dump_string_object(std::get<std::string>(it->second),
+                                                     zset::rdb::rdb_version_redis_7_0));
     }
 
     template <class Out>
@@ -2230,36 +2207,25 @@ private:
         // No expiry here: a TTL is refused once the payload is known to be good (the errors
         // Redis would give come first).
         constexpr std::string_view ttl_unsupported = "ERR TTL is not supported by this keyspace";
-        const std::string_view payload = c.argv[3];
-        if (!payload_footer_ok(payload)) return o.error(zset::rdb::redis_error_version_or_checksum);
-        if (static_cast<unsigned char>(payload[0]) == 0) {  // RDB_TYPE_STRING
-#if ZSET_HAS_EXCEPTIONS
-            std::string s;
-            try {
-                zset::detail::rdb::reader r(reinterpret_cast<const unsigned char*>(payload.data()),
-                                            payload.size() - 10, "payload");
-                r.u8();
-                s = zset::detail::rdb::read_string(r);
-            } catch (const zset::rdb::format_error&) {
-                return o.error(zset::rdb::redis_error_bad_data_format);
-            }
-            if (*ttl > 0) return o.error(ttl_unsupported);
-            store(key, value(std::move(s)));
-            return o.simple("OK");
-#else
-            return o.error(zset::rdb::redis_error_bad_data_format);
-#endif
-        }
-        zset::rdb::restore_result res = zset::rdb::try_restore_payload(payload);
-        if (!res.ok()) return o.error(res.redis_error());
+        namespace codec = zset::detail::rdb;
+        codec::object_payload obj;
+        const codec::decode_status st = codec::decode_object(c.argv[3], {}, obj);
+        if (!st.ok() || obj.type == codec::object_payload::kind::set)
+            return o.error(
+                codec::redis_error_text(st.ok() ? codec::error_kind::bad_data_format : st.kind()));
         if (*ttl > 0) return o.error(ttl_unsupported);
+        if (obj.type == codec::object_payload::kind::string) {
+            store(key, value(std::move(obj.text)));
+            return o.simple("OK");
+        }
         std::size_t longest = 0;
-        for (const auto& e : res.elements) longest = std::max(longest, e.first.size());
-        const bool packed = res.type == zset::rdb::payload_type::zset_listpack ||
-                            res.type == zset::rdb::payload_type::zset_ziplist;
-        const bool listpack = res.elements.size() <= opts_.zset_max_listpack_entries &&
+        for (const auto& e : obj.elements) longest = std::max(longest, e.first.size());
+        const auto type = static_cast<zset::rdb::payload_type>(obj.rdb_type);
+        const bool packed = type == zset::rdb::payload_type::zset_listpack ||
+                            type == zset::rdb::payload_type::zset_ziplist;
+        const bool listpack = obj.elements.size() <= opts_.zset_max_listpack_entries &&
                               (packed || longest <= opts_.zset_max_listpack_value);
-        set_type built = build_set(res.elements, listpack);
+        set_type built = build_set(obj.elements, listpack);
         store(key, value(std::move(built)));
         o.simple("OK");
     }
@@ -2275,7 +2241,7 @@ private:
     std::string save_;
     std::string appendonly_ = "no";
     long long last_session_id_ = 0;
-    mutable std::string key_buf_;
+    std::string key_buf_;  ///< lookup key of non-const operations (no allocation per call)
     std::vector<std::string_view> argv_;
     std::vector<double> scores_;
 };
