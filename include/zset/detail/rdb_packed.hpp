@@ -104,6 +104,25 @@ inline std::string offset_text(std::size_t off) {
     return " at offset " + std::to_string(off);
 }
 
+/// Checks the frame shared by listpacks and ziplists: at least `header` bytes plus the 0xFF
+/// terminator as the last byte, and a leading u32 LE total size equal to the blob's. False
+/// (recorded in `st`) when malformed; `what` names the blob in the message.
+inline bool check_blob_frame(std::string_view blob, std::size_t header, const char* what,
+                             decode_status& st) {
+    const unsigned char* p = bytes_of(blob);
+    const std::string name(what);
+    if (blob.size() < header + 1) {
+        st.bad_format(name + ": " + std::to_string(blob.size()) +
+                      " bytes is shorter than header + end");
+    } else if (load_le(p, 4) != blob.size()) {
+        st.bad_format(name + ": header total bytes " + std::to_string(load_le(p, 4)) +
+                      " != blob size " + std::to_string(blob.size()));
+    } else if (p[blob.size() - 1] != 0xFF) {
+        st.bad_format(name + ": last byte is not the 0xFF terminator");
+    }
+    return st.ok();
+}
+
 // ---- listpack -----------------------------------------------------------------------------------
 
 inline constexpr std::size_t lp_header_size = 6;
@@ -232,31 +251,13 @@ inline bool lp_decode_head(const unsigned char* lp, std::size_t pos, std::size_t
     return true;
 }
 
-/// Checks the listpack's header and terminator. False (recorded in `st`) when malformed.
-inline bool lp_check_frame(const unsigned char* lp, std::size_t size, decode_status& st) {
-    if (size < lp_header_size + 1) {
-        st.bad_format("listpack: " + std::to_string(size) + " bytes is shorter than header + end");
-        return false;
-    }
-    if (load_le(lp, 4) != size) {
-        st.bad_format("listpack: header total bytes " + std::to_string(load_le(lp, 4)) +
-                      " != blob size " + std::to_string(size));
-        return false;
-    }
-    if (lp[size - 1] != lp_eof) {
-        st.bad_format("listpack: last byte is not the 0xFF terminator");
-        return false;
-    }
-    return true;
-}
-
 /// Validates the whole listpack (header size and count, every entry's encoding, bounds and
 /// backlen, terminator as the last byte) and calls f(entry) for each entry in order; stops at
 /// the first problem, recorded in `st`.
 template <class F>
 void listpack_for_each(std::string_view blob, decode_status& st, F&& f) {
     const unsigned char* lp = bytes_of(blob);
-    if (!lp_check_frame(lp, blob.size(), st)) return;
+    if (!check_blob_frame(blob, lp_header_size, "listpack", st)) return;
     const std::size_t eof_pos = blob.size() - 1;
     std::uint64_t count = 0;
     for (std::size_t pos = lp_header_size; pos < eof_pos && st.ok(); ++count) {
@@ -396,24 +397,6 @@ inline bool zl_decode_encoding(const unsigned char* p, std::size_t avail, std::s
     return true;
 }
 
-/// Checks a ziplist's size and terminator. False (recorded in `st`) when malformed.
-inline bool zl_check_frame(const unsigned char* zl, std::size_t size, decode_status& st) {
-    if (size < zl_header_size + 1) {
-        st.bad_format("ziplist: " + std::to_string(size) + " bytes is shorter than header + end");
-        return false;
-    }
-    if (load_le(zl, 4) != size) {
-        st.bad_format("ziplist: header zlbytes " + std::to_string(load_le(zl, 4)) +
-                      " != blob size " + std::to_string(size));
-        return false;
-    }
-    if (zl[size - 1] != lp_eof) {
-        st.bad_format("ziplist: last byte is not the 0xFF terminator");
-        return false;
-    }
-    return true;
-}
-
 /// Reads the prevlen field at `pos`; returns its size (1 or 5), or 0 when malformed.
 inline std::size_t zl_prevlen(const unsigned char* zl, std::size_t pos, std::size_t avail,
                               std::uint64_t& prevlen) {
@@ -431,7 +414,7 @@ inline std::size_t zl_prevlen(const unsigned char* zl, std::size_t pos, std::siz
 template <class F>
 void ziplist_for_each(std::string_view blob, decode_status& st, F&& f) {
     const unsigned char* zl = bytes_of(blob);
-    if (!zl_check_frame(zl, blob.size(), st)) return;
+    if (!check_blob_frame(blob, zl_header_size, "ziplist", st)) return;
     const std::size_t eof_pos = blob.size() - 1;
     std::uint64_t count = 0;
     std::size_t pos = zl_header_size, prev_len = 0, last = zl_header_size;

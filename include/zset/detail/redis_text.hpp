@@ -42,6 +42,18 @@ constexpr char ascii_upper(char c) noexcept {
     return (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
 }
 
+/// isspace() in the "C" locale. Redis never changes LC_CTYPE, so this is what it sees.
+constexpr bool is_c_space(char c) noexcept {
+    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
+}
+
+/// The part of `s` that a C function would see: everything before the first NUL byte.
+/// Redis formats and compares user arguments as C strings (printf "%s", strcasecmp, strtod).
+constexpr std::string_view c_string_prefix(std::string_view s) noexcept {
+    const std::size_t nul = s.find('\0');
+    return nul == std::string_view::npos ? s : s.substr(0, nul);
+}
+
 /// Whether `text` equals `lower_name` (already lower case) ignoring ASCII case, byte for byte
 /// (no NUL handling: callers that mimic C strings cut `text` first). O(|text|).
 constexpr bool ascii_iequals(std::string_view text, std::string_view lower_name) noexcept {
