@@ -73,10 +73,14 @@ inline void scan(command& c) {
     for (std::string& name : names) {
         if (o.use_pattern && !glob_match(o.pattern, name)) continue;
         const database::entry* e = c.state.lookup(c.db(), name);  // expires lazily
-        if (e == nullptr) continue;
-        if (!o.type.empty() && !zset::detail::ascii_iequals(zset::detail::c_string_prefix(o.type),
-                                                            type_name(e->value)))
+        // As Redis 7.0: with TYPE the type is read first (an expired key reads as "none" and
+        // is deleted), and a key of the asked type is listed even when that deleted it.
+        if (!o.type.empty()) {
+            const std::string_view t = e == nullptr ? "none" : type_name(e->value);
+            if (!zset::detail::ascii_iequals(zset::detail::c_string_prefix(o.type), t)) continue;
+        } else if (e == nullptr) {
             continue;
+        }
         out.push_back(std::move(name));
     }
     c.out.array(2);

@@ -84,11 +84,11 @@ inline void zadd_generic(command& c, bool incr_command) {
         }
     } guard{c, key, s};
     if (r.incr) {
-        const std::size_t before = s.size();
+        const auto before = s.score(r.member(c, 0));
         std::optional<double> result;
         if (!detail::zadd_increment(c, s, r, result)) return;
-        if (result) c.state.modified(c.db(), key);
-        (void)before;
+        // As Redis: only an added member or a changed score is a modification (WATCH).
+        if (result && (!before || *before != *result)) c.state.modified(c.db(), key);
         return result ? c.out.dbl(*result) : c.out.null();
     }
     long long added = 0, updated = 0;

@@ -77,9 +77,11 @@ public:
     void set_expire(std::string_view name, long long at) {
         const auto it = keys_.find(probe_of(name));
         if (it == keys_.end()) return;
-        std::string_view stored = it->first.name;
+        const std::string_view stored = it->first.name;
+        const long long old = it->second.expire_at;
+        if (old == at) return;          // re-inserting then erasing the old entry would drop it
         expires_.insert({at, stored});  // may throw: nothing changed yet
-        if (it->second.expire_at != no_expiry) expires_.erase({it->second.expire_at, stored});
+        if (old != no_expiry) expires_.erase({old, stored});
         it->second.expire_at = at;
     }
 

@@ -62,15 +62,18 @@ namespace zset::redis {
 namespace detail {
 
 /// Refuses a command before it runs (Redis rejectCommand): inside MULTI it also makes EXEC
-/// fail, and a rejected EXEC aborts the transaction with EXECABORT.
+/// fail, and a rejected EXEC always replies EXECABORT (and leaves MULTI).
 inline void reject(keyspace_state& st, session& s, const command_spec* spec, reply_sink& out,
                    std::string_view text) {
-    if (!s.multi.active) return out.error(text);
-    s.multi.failed = true;
-    if (spec == nullptr || spec->handler != commands::exec) return out.error(text);
-    s.multi = session::transaction{};
-    if (s.id != 0) st.watches.forget(s.id);
-    out.error(errors::execabort_because(text));
+    if (spec != nullptr && spec->handler == commands::exec) {
+        // EXECABORT, in or out of MULTI; Redis's own checks give their text without "ERR ".
+        s.multi = session::transaction{};
+        if (s.id != 0) st.watches.forget(s.id);
+        if (text.substr(0, 4) == "ERR ") text.remove_prefix(4);
+        return out.error(errors::execabort_because(text));
+    }
+    if (s.multi.active) s.multi.failed = true;
+    out.error(text);
 }
 
 /// The command argv names, with its subcommand, or nullptr after replying why not.
@@ -142,11 +145,11 @@ inline exec_result dispatch(keyspace_state& st, const std::string_view* argv, st
         out.simple("QUEUED");
         return result;
     }
+    s.last_command.assign(spec->name.data(), spec->name.size());
+    s.last_command_ms = st.now;
     command c{argv, argc, spec, s, out, st, result};
     run_handler(c);
     ++st.stats.commands_processed;
-    s.last_command.assign(spec->name.data(), spec->name.size());
-    s.last_command_ms = st.now;
     return result;
 }
 
