@@ -200,7 +200,7 @@ public:
     template <class Argv>
     exec_result execute(const Argv& argv, session& s, reply& out) {
         tree_sink sink(s.proto, state_.opts.double_format);
-        const exec_result r = run_top_level(argv, s, sink);
+        exec_result r = run_top_level(argv, s, sink);
         out = sink.take();
         return r;
     }
@@ -375,6 +375,7 @@ private:
     template <class Argv>
     exec_result run_top_level(const Argv& argv, session& s, reply_sink& sink) {
         std::vector<std::string_view> views;
+        views.reserve(argv.size());
         for (const auto& a : argv) views.emplace_back(std::string_view(a));
         state_.now = state_.clock();
         exec_result r = detail::dispatch(state_, views.data(), views.size(), s, sink);

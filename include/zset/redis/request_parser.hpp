@@ -200,7 +200,7 @@ public:
     using command = std::vector<std::string>;
 
     /// Creates a parser with the given limits. No-throw.
-    explicit request_parser(request_limits limits = {}) noexcept : limits_(limits) {}
+    explicit request_parser(const request_limits& limits = {}) noexcept : limits_(limits) {}
 
     /// Parses `size` bytes at `data`. Bytes after a protocol error are ignored.
     /// Complexity O(size) amortised. Basic guarantee: on std::bad_alloc the parser is left in a
@@ -480,7 +480,7 @@ private:
         if (!line.empty() && line.back() == '\r') {
             line.remove_suffix(1);
         }
-        command argv;
+        command argv{};
         if (!split_inline_args(line, argv)) {
             fail(errors::proto_unbalanced_quotes);
             return;
