@@ -14,7 +14,9 @@
 //   size()
 //
 // The peers implement Redis's semantics with their own structures: an ordered structure of
-// (score, member) pairs plus a hash of member -> score, as a Redis-like service would.
+// (score, member) pairs plus a hash of member -> score, as a Redis-like service would; and
+// Redis's own design (bench/peers/redis_skiplist.hpp): a span skiplist of nodes holding their
+// members inline plus a flat hash of node pointers.
 #pragma once
 
 #include <algorithm>
@@ -36,6 +38,8 @@
 #if defined(ZSET_BENCH_HAVE_ABSL)
 #include <absl/container/btree_set.h>
 #include <absl/container/flat_hash_map.h>
+
+#include "peers/redis_skiplist.hpp"
 #endif
 
 #if defined(ZSET_BENCH_HAVE_BOOST)
@@ -241,6 +245,87 @@ using std_adapter = tree_map_adapter<std::set<std::pair<double, std::string>, pa
 /// The fastest off-the-shelf pair: absl::btree_set<pair> + absl::flat_hash_map (no rank).
 using absl_adapter = tree_map_adapter<absl::btree_set<std::pair<double, std::string>, pair_less>,
                                       absl::flat_hash_map<std::string, double>>;
+#endif
+
+// ---- Redis's design: span skiplist of nodes with inline members + flat hash of node pointers ---
+
+#if defined(ZSET_BENCH_HAVE_ABSL)
+class redis_skiplist_adapter {
+public:
+    static constexpr bool has_rank = true;
+
+    bool add(const std::string& m, double sc) { return s_.add(m, sc); }
+    std::optional<double> score(const std::string& m) const {
+        const auto* x = s_.find(m);
+        if (x == nullptr) return std::nullopt;
+        return x->score;
+    }
+    std::optional<std::size_t> rank(const std::string& m) const { return s_.rank(m); }
+
+    template <class F>
+    std::size_t range_by_score(double lo, std::size_t k, F&& f) const {
+        return walk(s_.first_at_least(lo), k, f);
+    }
+    template <class F>
+    std::size_t range_by_rank(std::size_t start, std::size_t k, F&& f) const {
+        return walk(s_.at_rank(start), k, f);
+    }
+
+    bool erase(const std::string& m) { return s_.erase(m); }
+    popped pop_min() {
+        popped out;
+        s_.pop_min([&out](std::string_view m, double sc) { out.emplace_back(std::string(m), sc); });
+        return out;
+    }
+
+    template <class F>
+    void for_each(F&& f) const {
+        s_.for_each(f);
+    }
+    /// O(log n): two rank descents by score.
+    std::size_t count(double lo, double hi) const { return s_.count(lo, hi); }
+
+    static redis_skiplist_adapter unite(const redis_skiplist_adapter& a,
+                                        const redis_skiplist_adapter& b) {
+        std::vector<probe> out;
+        out.reserve(a.size() + b.size());
+        a.s_.for_each([&](std::string_view m, double sc) {
+            const auto* x = b.s_.find(m);
+            out.emplace_back(x != nullptr ? sc + x->score : sc, m);
+        });
+        b.s_.for_each([&](std::string_view m, double sc) {
+            if (a.s_.find(m) == nullptr) out.emplace_back(sc, m);
+        });
+        return from_unsorted(out);
+    }
+    static redis_skiplist_adapter intersect(const redis_skiplist_adapter& a,
+                                            const redis_skiplist_adapter& b) {
+        std::vector<probe> out;
+        a.s_.for_each([&](std::string_view m, double sc) {
+            if (const auto* x = b.s_.find(m)) out.emplace_back(sc + x->score, m);
+        });
+        return from_unsorted(out);
+    }
+    std::size_t size() const { return s_.size(); }
+
+private:
+    using node = peers::redis_skiplist::node;
+
+    template <class F>
+    static std::size_t walk(const node* x, std::size_t k, F& f) {
+        std::size_t got = 0;
+        for (; x != nullptr && got < k; x = x->next(), ++got) f(x->member(), x->score);
+        return got;
+    }
+    static redis_skiplist_adapter from_unsorted(std::vector<probe>& v) {
+        std::sort(v.begin(), v.end(), pair_less{});
+        redis_skiplist_adapter r;
+        r.s_.assign_sorted(v.begin(), v.end());
+        return r;
+    }
+
+    peers::redis_skiplist s_;
+};
 #endif
 
 // ---- Boost.MultiIndex: ranked_unique (score, member) + hashed_unique member --------------------

@@ -6,6 +6,9 @@
 #   4. bench/report.py -> ratio table on stdout + bench/results/latest.md + bench/results/latest.svg.
 #
 # Usage: bench/run.sh [--with-1e7]
+#   --with-1e7 adds a second pass at n = 10^7 for the operations with targets there (ZSCORE,
+#   ZRANK, score updates, memory) against absl, Boost and the Redis-style peer, into
+#   bench/results/latest-1e7.json (the report merges it); about 10 more minutes and 6 GB.
 # Environment knobs:
 #   ZSET_BENCH_SIZES     sizes, comma separated, 1e6 notation ok (default 100,1000,100000,1000000)
 #   ZSET_BENCH_REPS      repetitions per benchmark; figures are medians (default 5)
@@ -22,8 +25,9 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
 sizes="${ZSET_BENCH_SIZES:-100,1000,100000,1000000}"
+with_1e7=0
 if [[ "${1:-}" == "--with-1e7" ]]; then
-    sizes="$sizes,10000000"
+    with_1e7=1
 elif [[ $# -gt 0 ]]; then
     echo "usage: bench/run.sh [--with-1e7]" >&2
     exit 2
@@ -67,6 +71,16 @@ if ((status != 0)); then
     echo "!! zset_bench exited with status $status (see the FAILED lines above)" >&2
 fi
 
+rm -f "$results/latest-1e7.json"
+if ((with_1e7)); then
+    filter_1e7='^(zscore_hit|zscore_miss|zrank|update|memory)/(zset|absl|boost|redisskl)/'
+    cmd_1e7="ZSET_BENCH_SIZES=10000000 $build/bench/zset_bench ${args[*]} --benchmark_filter=$filter_1e7"
+    echo "== $cmd_1e7 > $results/latest-1e7.json" >&2
+    ZSET_BENCH_SIZES=10000000 "$build/bench/zset_bench" "${args[@]}" \
+        --benchmark_filter="$filter_1e7" >"$results/latest-1e7.json" || status=$?
+    cmd="$cmd; $cmd_1e7"
+fi
+
 redis_json="$results/redis_memory.json"
 if [[ "${ZSET_BENCH_REDIS:-1}" != "0" ]]; then
     echo "== Redis MEMORY USAGE at $sizes" >&2
@@ -75,7 +89,9 @@ if [[ "${ZSET_BENCH_REDIS:-1}" != "0" ]]; then
 fi
 
 echo "== report" >&2
-python3 bench/report.py --json "$results/latest.json" --redis "$redis_json" \
+json_args=(--json "$results/latest.json")
+[[ -f "$results/latest-1e7.json" ]] && json_args+=(--json "$results/latest-1e7.json")
+python3 bench/report.py "${json_args[@]}" --redis "$redis_json" \
     --md "$results/latest.md" --svg "$results/latest.svg" --command "bench/run.sh  # $cmd"
 elapsed=$((SECONDS - start))
 echo "== done in $((elapsed / 60))m$((elapsed % 60))s: $results/latest.{json,md,svg}" >&2

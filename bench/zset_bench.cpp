@@ -1,7 +1,8 @@
 // zset_bench: zset::sorted_set against its peers, every structure in this one binary.
 //
 // Benchmark names are <operation>/<structure>/<size>; structures are zset, zset_skiplist (zset
-// forced into skiplist mode, sizes <= 128 only), absl, boost and std (peers only when found).
+// forced into skiplist mode, sizes <= 128 only), absl, redisskl (Redis's skiplist + hash design,
+// built on absl's flat_hash_set), boost and std (peers only when found).
 // Sizes come from ZSET_BENCH_SIZES (default 100,1000,100000,1000000; "1e7" notation accepted).
 // Methods are described in docs/benchmarks.md; in short:
 //   * data: members "member:<i>", scores uniform in [0, 1) from a fixed-seed stream;
@@ -218,6 +219,15 @@ struct zset_skiplist_spec {
 struct absl_spec {
     using adapter = absl_adapter;
     static constexpr const char* name = "absl";
+    static constexpr bool is_zset = false;
+    static constexpr std::size_t max_size = static_cast<std::size_t>(-1);
+    static adapter make() { return adapter(); }
+};
+
+/// Redis's design: span skiplist of nodes with inline members + flat hash of node pointers.
+struct redisskl_spec {
+    using adapter = redis_skiplist_adapter;
+    static constexpr const char* name = "redisskl";
     static constexpr bool is_zset = false;
     static constexpr std::size_t max_size = static_cast<std::size_t>(-1);
     static adapter make() { return adapter(); }
@@ -626,7 +636,7 @@ using bench_fn = void (*)(benchmark::State&, std::size_t);
 
 struct op_entry {
     const char* name;
-    bool needs_rank;   // only for structures with O(log n) rank (zset, boost)
+    bool needs_rank;   // only for structures with O(log n) rank (zset, redisskl, boost)
     bool manual_time;  // batch-timed destructive operation
     std::size_t max_size;
 };
@@ -673,6 +683,7 @@ void register_all(const std::vector<std::size_t>& sizes) {
             register_op<zset_skiplist_spec>(w, n);
 #if defined(ZSET_BENCH_HAVE_ABSL)
             register_op<absl_spec>(w, n);
+            register_op<redisskl_spec>(w, n);
 #endif
 #if defined(ZSET_BENCH_HAVE_BOOST)
             register_op<boost_spec>(w, n);
@@ -720,7 +731,7 @@ int main(int argc, char** argv) {
         size_list += (size_list.empty() ? "" : ",") + std::to_string(n);
     std::string peers = "std";
 #if defined(ZSET_BENCH_HAVE_ABSL)
-    peers += ",absl";
+    peers += ",absl,redisskl";
 #endif
 #if defined(ZSET_BENCH_HAVE_BOOST)
     peers += ",boost";

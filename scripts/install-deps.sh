@@ -9,6 +9,9 @@ ZSET_APT_PACKAGES=(
     redis-server redis-tools libhiredis-dev
     gdb valgrind python3 pkg-config
     clang-tidy cppcheck clang-format libclang-rt-14-dev
+    # the port leg: cross compilers (static C/C++ runtimes come with them), wine64 and qemu-user
+    g++-mingw-w64-x86-64-posix wine64 g++-i686-linux-gnu g++-powerpc64-linux-gnu
+    g++-aarch64-linux-gnu qemu-user
 )
 
 if [[ "$(id -u)" -eq 0 ]]; then

@@ -338,11 +338,21 @@ TEST_CASE("allocation failure: erasing never allocates", "[alloc-failure]") {
     zero_allocations("erase members (0 allocations)", [](sset& s) {
         for (std::size_t i = 0; i < 1000; i += 3) s.erase(key(i));
     });
-    zero_allocations("pop_min / pop_max (0 set allocations)", [](sset& s) {
-        (void)s.pop_min(300);
-        (void)s.pop_max(300);
-    });
     zero_allocations("clear (0 allocations)", [](sset& s) { s.clear(); });
+}
+
+TEST_CASE("allocation failure: pops allocate only their result", "[alloc-failure]") {
+    // The result vector comes from the set's allocator (so a pmr set's pops stay in its
+    // resource); when it cannot be allocated nothing is removed.
+    for (const bool max : {false, true}) {
+        strong_workload(
+            max ? "pop_max (its result)" : "pop_min (its result)",
+            [](arena& a) { return make_set(a, 1000); },
+            [max](sset& s) { (void)(max ? s.pop_max(300) : s.pop_min(300)); },
+            [](const sset& s, const snapshot<sset>& before) {
+                REQUIRE(s.size() == before.size() - 300);
+            });
+    }
 }
 
 TEST_CASE("allocation failure: copies, assignment, shrink_to_fit", "[alloc-failure]") {

@@ -1,9 +1,11 @@
 // zset::sorted_set — the Redis sorted set (ZSET) as a C++ container.
 //
 // Composition (each piece in its own header under detail/):
-//   * detail/listpack.hpp   — block: a sorted run of elements in one allocation.
-//   * detail/skiplist.hpp   — span-annotated skiplist of blocks: order and O(log n) rank.
-//   * detail/hash_index.hpp — open-addressing member -> block index (skiplist mode only).
+//   * detail/block.hpp      — block: a slotted page of (score, member) records in one
+//                             allocation, in order through a 16-bit array of record refs.
+//   * detail/skiplist.hpp   — span-annotated skiplist of blocks (a pool of 64-byte nodes):
+//                             order and O(log n) rank.
+//   * detail/hash_index.hpp — open-addressing member -> (node, record) index (skiplist mode).
 //
 // Encodings. In listpack mode the whole set is one block and a member lookup scans its 8-bit
 // fingerprints (no index at all, as Redis's listpack). Adding a member that would make the set
@@ -11,15 +13,26 @@
 // converts the set to skiplist mode: blocks of at most 128 elements linked in the skiplist, plus
 // the hash index. Score updates never convert; erasing never converts back, except that an
 // emptied set starts over in listpack mode (an empty key does not exist in Redis);
-// shrink_to_fit() converts back when the set fits again.
+// shrink_to_fit() converts back when the set fits again. A listpack-mode block addresses its
+// records with 16-bit offsets: a set whose thresholds would let its single block pass 64 KiB of
+// records or 65,535 elements converts to skiplist mode there (Redis's listpack converts at
+// its own size limit too).
+//
+// Member lookups (ZSCORE, ZINCRBY, ZREM, ZRANK) in skiplist mode: the index entry is the exact
+// address of the member's record, so a hit reads one index slot and one record; a score update
+// that keeps the member in its block rewrites the score and shifts 2-byte order entries, and
+// the index is untouched. See docs/benchmarks.md for the measurements behind the layout.
 //
 // Iterator invalidation: any insertion, erasure, score update or conversion may invalidate every
 // iterator, view and member string_view into the set. Lookups never do.
 //
 // Exception guarantees: every single-element operation gives the strong guarantee, including
-// when allocation throws (it allocates everything it needs before changing anything). Invalid
-// arguments throw zset::error (what() is Redis's error text) before anything changes.
-// Hash, KeyEqual and Compare must not throw.
+// when allocation or a member's copy throws (it allocates and copies everything it needs before
+// changing anything observable). Invalid arguments throw zset::error (what() is Redis's error
+// text) before anything changes. Hash, KeyEqual and Compare must not throw.
+//
+// Thread safety: as the standard containers — concurrent calls of const member functions on one
+// set are safe; any non-const call needs exclusive access.
 #pragma once
 
 #include <algorithm>
@@ -36,19 +49,21 @@
 #define ZSET_HAS_MEMORY_RESOURCE 1
 #endif
 #include <optional>
+#if __has_include(<version>)
+#include <version>
+#endif
 #include <random>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <type_traits>
-#include <unordered_map>
-#include <unordered_set>
 #include <utility>
 #include <vector>
 
 #include "common.hpp"
+#include "detail/block.hpp"
 #include "detail/hash.hpp"
 #include "detail/hash_index.hpp"
-#include "detail/listpack.hpp"
 #include "detail/skiplist.hpp"
 
 namespace zset {
@@ -70,18 +85,37 @@ bool operator!=(const element<MemberView, Score>& a, const element<MemberView, S
     return !(a == b);
 }
 
+/// Tuple protocol: `auto [member, score] = *it;` and generic code using get<0> / get<1>.
+template <std::size_t I, class MemberView, class Score>
+constexpr auto& get(element<MemberView, Score>& e) noexcept {
+    static_assert(I < 2, "zset::element has two parts: member and score");
+    if constexpr (I == 0)
+        return e.member;
+    else
+        return e.score;
+}
+template <std::size_t I, class MemberView, class Score>
+constexpr const auto& get(const element<MemberView, Score>& e) noexcept {
+    return get<I>(const_cast<element<MemberView, Score>&>(e));
+}
+template <std::size_t I, class MemberView, class Score>
+constexpr auto&& get(element<MemberView, Score>&& e) noexcept {
+    return std::move(get<I>(e));
+}
+
 /// A lazy range of elements: begin()/end() iterators, its size known up front. Creating one
-/// allocates nothing; it is invalidated like an iterator.
+/// allocates nothing; it is invalidated like an iterator. In C++20 it is a
+/// std::ranges::view and a borrowed range (its iterators point into the set, not the view).
 template <class Iterator>
 class range_view {
 public:
     using iterator = Iterator;
     range_view() = default;
     range_view(Iterator first, Iterator last, std::size_t n) : first_(first), last_(last), n_(n) {}
-    Iterator begin() const { return first_; }
-    Iterator end() const { return last_; }
-    std::size_t size() const noexcept { return n_; }
-    bool empty() const noexcept { return n_ == 0; }
+    [[nodiscard]] Iterator begin() const { return first_; }
+    [[nodiscard]] Iterator end() const { return last_; }
+    [[nodiscard]] std::size_t size() const noexcept { return n_; }
+    [[nodiscard]] bool empty() const noexcept { return n_ == 0; }
 
 private:
     Iterator first_{}, last_{};
@@ -101,12 +135,16 @@ template <class Member = std::string, class Score = double, class Hash = zset::h
           class Allocator = std::allocator<Member>>
 class sorted_set {
     static_assert(std::is_arithmetic_v<Score>, "zset: Score must be an arithmetic type");
+    static_assert(!std::is_same_v<Score, bool>, "zset: Score must be a number, not bool");
 
     using list_type = detail::skiplist<Score, Member, Allocator>;
     using node = typename list_type::node;
+    using node_id = typename list_type::node_id;
     using block_type = typename list_type::block_type;
+    using ref_type = typename block_type::ref_type;
     using path = typename list_type::path;
     using index_type = detail::hash_index<Allocator>;
+    using address = detail::record_address;
     using alloc_traits = std::allocator_traits<Allocator>;
     static constexpr bool byte_members = detail::is_byte_string_v<Member>;
     template <class It>
@@ -119,6 +157,17 @@ class sorted_set {
         std::enable_if_t<std::is_base_of_v<std::forward_iterator_tag,
                                            typename std::iterator_traits<It>::iterator_category>,
                          int>;
+
+    // The function objects are called with member views: std::string_view for std::string
+    // members (so a hash taking `const std::string&` does not fit), `const Member&` otherwise.
+    using member_arg = detail::member_view_t<Member>;
+    static_assert(std::is_invocable_r_v<std::uint64_t, const Hash&, member_arg>,
+                  "zset: Hash must be callable as hash(key_view) -> an unsigned 64-bit value "
+                  "(key_view is std::string_view for std::string members)");
+    static_assert(std::is_invocable_r_v<bool, const KeyEqual&, member_arg, member_arg>,
+                  "zset: KeyEqual must be callable as equal(key_view, key_view) -> bool");
+    static_assert(std::is_invocable_r_v<bool, const Compare&, member_arg, member_arg>,
+                  "zset: Compare must be callable as less(key_view, key_view) -> bool");
 
 public:
     using member_type = Member;
@@ -137,13 +186,23 @@ public:
     using lex_key = key_value;
     /// An owning element, as returned by pop_min / pop_max / random_members.
     using value_type = std::pair<Member, Score>;
+    /// What pop_min / pop_max / random_members return: a vector using the set's allocator
+    /// (std::vector<value_type> for the default allocator).
+    using value_vector =
+        std::vector<value_type,
+                    typename std::allocator_traits<Allocator>::template rebind_alloc<value_type>>;
+    /// What scores() (ZMSCORE) returns, on the set's allocator.
+    using score_vector = std::vector<
+        std::optional<Score>,
+        typename std::allocator_traits<Allocator>::template rebind_alloc<std::optional<Score>>>;
     using reference = element<key_view, Score>;
     using const_reference = reference;
 
     /// Elements beyond this many per block split (skiplist mode).
     static constexpr size_type block_max_entries = 128;
-    /// Member bytes beyond this many per block split (skiplist mode; a soft limit).
-    static constexpr size_type block_max_bytes = 2048;
+    /// Record bytes (score, length and member) beyond this many per block split (skiplist
+    /// mode; soft: a block always takes at least one element).
+    static constexpr size_type block_max_bytes = 8192;
 
     // ---- iterators --------------------------------------------------------------------------
 
@@ -152,6 +211,7 @@ public:
     class const_iterator {
     public:
         using iterator_category = std::bidirectional_iterator_tag;
+        using iterator_concept = std::bidirectional_iterator_tag;  // C++20 ranges
         using value_type = sorted_set::reference;
         using difference_type = std::ptrdiff_t;
         using reference = sorted_set::reference;
@@ -163,16 +223,23 @@ public:
         const_iterator() = default;
 
         reference operator*() const noexcept {
-            return {node_->data.member_at(index_, offset_), node_->data.score(index_)};
+            check_valid();
+            const ref_type r = block_.ref(pos_);
+            return {block_.member_of(r), block_.score_of(r)};
         }
         pointer operator->() const noexcept { return pointer{**this}; }
 
         const_iterator& operator++() noexcept {
-            if constexpr (byte_members) offset_ += node_->data.record_size_at(index_, offset_);
-            if (++index_ == node_->data.size()) {
-                node_ = node_->next(0);
-                index_ = 0;
-                offset_ = 0;
+            check_valid();
+            if (++pos_ == block_.size()) {
+                pos_ = 0;
+                if (nodes_ == nullptr) {  // listpack mode: one block
+                    id_ = 0;
+                } else {
+                    id_ = nodes_[id_].next(0);
+                    block_ = nodes_[id_].data;
+                    if (id_ != 0) block_.prefetch_order();
+                }
             }
             return *this;
         }
@@ -182,14 +249,20 @@ public:
             return t;
         }
         const_iterator& operator--() noexcept {
-            if (index_ == 0) {
-                node_ = node_->prev;
-                index_ = node_->data.size() - 1;
-                if constexpr (byte_members) offset_ = node_->data.offset_of(index_);
-            } else {
-                if constexpr (byte_members) offset_ = node_->data.prev_offset(index_, offset_);
-                --index_;
+            check_valid();
+            if (pos_ == 0 || id_ == 0) {
+                if (nodes_ == nullptr) {
+                    if (id_ == 0) {
+                        id_ = 1;
+                        pos_ = block_.size();
+                    }
+                } else {
+                    id_ = nodes_[id_].prev;
+                    block_ = nodes_[id_].data;
+                    pos_ = block_.size();
+                }
             }
+            --pos_;
             return *this;
         }
         const_iterator operator--(int) noexcept {
@@ -198,7 +271,7 @@ public:
             return t;
         }
         friend bool operator==(const const_iterator& a, const const_iterator& b) noexcept {
-            return a.node_ == b.node_ && a.index_ == b.index_;
+            return a.id_ == b.id_ && a.pos_ == b.pos_;
         }
         friend bool operator!=(const const_iterator& a, const const_iterator& b) noexcept {
             return !(a == b);
@@ -206,12 +279,25 @@ public:
 
     private:
         friend class sorted_set;
-        const_iterator(const node* n, size_type i) noexcept
-            : node_(n), index_(i),
-              offset_(n != nullptr && n->data && byte_members ? n->data.offset_of(i) : 0) {}
-        const node* node_ = nullptr;
-        size_type index_ = 0;
-        size_type offset_ = 0;  // heap offset of the element (string members)
+        const_iterator(const node* nodes, block_type b, node_id id, size_type pos) noexcept
+            : nodes_(nodes), block_(b), id_(id), pos_(pos) {}
+#if ZSET_DEBUG
+        // Checked mode: the set and its generation when the iterator was made; any change to
+        // the set since then makes using the iterator abort with a message.
+        void check_valid() const noexcept {
+            if (owner_ != nullptr && owner_->generation_ != generation_)
+                detail::fail_check("zset: iterator or view used after the set was modified "
+                                   "(insert, erase and score updates invalidate them)");
+        }
+        const sorted_set* owner_ = nullptr;
+        std::uint64_t generation_ = 0;
+#else
+        void check_valid() const noexcept {}
+#endif
+        const node* nodes_ = nullptr;  // the node pool (nullptr in listpack mode)
+        block_type block_{};           // the block of node id_ (listpack: the set's block)
+        node_id id_ = 0;               // 0: end()
+        size_type pos_ = 0;
     };
     using iterator = const_iterator;
     using const_reverse_iterator = std::reverse_iterator<const_iterator>;
@@ -221,17 +307,20 @@ public:
 
     // ---- construction -----------------------------------------------------------------------
 
-    /// An empty set (listpack mode). Allocates nothing.
-    explicit sorted_set(const options& opts = options(), const Allocator& alloc = Allocator())
+    /// An empty set (listpack mode) with the default options. Allocates nothing. Not explicit,
+    /// so `sorted_set<> s = {};` and `return {};` work.
+    sorted_set() : sorted_set(options()) {}
+    /// An empty set with the given conversion thresholds. Allocates nothing.
+    explicit sorted_set(const options& opts, const Allocator& alloc = Allocator())
         : opts_(opts), list_(alloc), index_(alloc) {}
     explicit sorted_set(const Allocator& alloc) : sorted_set(options(), alloc) {}
     /// An empty set with given function objects (e.g. a seeded hash). Allocates nothing.
     sorted_set(const options& opts, const Hash& hash, const KeyEqual& equal = KeyEqual(),
                const Compare& compare = Compare(), const Allocator& alloc = Allocator())
-        : opts_(opts), list_(alloc), index_(alloc), hash_(hash), eq_(equal), less_(compare) {}
+        : opts_(opts), list_(alloc), index_(alloc), fn_(hash, equal, compare) {}
 
     /// Adds each (member, score) pair in order, as one ZADD. O(n log n).
-    sorted_set(std::initializer_list<std::pair<key_value, Score>> items,
+    sorted_set(std::initializer_list<std::pair<key_value, score_arg<Score>>> items,
                const options& opts = options(), const Allocator& alloc = Allocator())
         : sorted_set(opts, alloc) {
         add(items.begin(), items.end());
@@ -243,19 +332,20 @@ public:
         : sorted_set(other,
                      alloc_traits::select_on_container_copy_construction(other.get_allocator())) {}
     sorted_set(const sorted_set& other, const Allocator& alloc)
-        : opts_(other.opts_), list_(alloc), index_(alloc), hash_(other.hash_), eq_(other.eq_),
-          less_(other.less_) {
+        : opts_(other.opts_), list_(alloc), index_(alloc), fn_(other.fn_) {
         build_from(other.begin(), other.end(), other.size(), other.skiplist_mode_);
     }
 
     /// Takes other's elements in O(1); other is left empty. Never throws.
     sorted_set(sorted_set&& other) noexcept
         : opts_(other.opts_), list_(other.list_.allocator()), index_(other.list_.allocator()),
-          hash_(other.hash_), eq_(other.eq_), less_(other.less_) {
+          fn_(other.fn_) {
         take(other);
     }
 
-    ~sorted_set() = default;
+    ~sorted_set() {
+        release_listpack();
+    }
 
     /// Copy assignment with the strong guarantee (copy, then swap in).
     sorted_set& operator=(const sorted_set& other) {
@@ -263,8 +353,7 @@ public:
         if constexpr (alloc_traits::propagate_on_container_copy_assignment::value) {
             sorted_set copy(other, other.get_allocator());
             clear();
-            list_.set_allocator(other.get_allocator());
-            index_.set_allocator(other.get_allocator());
+            set_allocators(other.get_allocator());
             take(copy);
         } else {
             sorted_set copy(other, get_allocator());
@@ -280,8 +369,7 @@ public:
         if (this == &other) return *this;
         if constexpr (alloc_traits::propagate_on_container_move_assignment::value) {
             clear();
-            list_.set_allocator(other.list_.allocator());
-            index_.set_allocator(other.list_.allocator());
+            set_allocators(other.list_.allocator());
             take(other);
         } else {
             if (get_allocator() == other.get_allocator()) {
@@ -301,55 +389,68 @@ public:
             list_.swap_allocators(other.list_);
             index_.swap_allocators(other.index_);
         }
-        list_.swap(other.list_);
-        index_.swap(other.index_);
+        swap_contents(other);
         std::swap(opts_, other.opts_);
-        std::swap(skiplist_mode_, other.skiplist_mode_);
-        std::swap(hash_, other.hash_);
-        std::swap(eq_, other.eq_);
-        std::swap(less_, other.less_);
+        std::swap(fn_, other.fn_);
     }
-    friend void swap(sorted_set& a, sorted_set& b) noexcept { a.swap(b); }
+    friend void swap(sorted_set& a, sorted_set& b) noexcept {
+        a.swap(b);
+    }
 
-    allocator_type get_allocator() const noexcept { return list_.allocator(); }
-    const options& get_options() const noexcept { return opts_; }
+    [[nodiscard]] allocator_type get_allocator() const noexcept {
+        return list_.allocator();
+    }
+    [[nodiscard]] const options& get_options() const noexcept {
+        return opts_;
+    }
     /// The function objects the set was built with (copied by set operations into results).
-    hasher hash_function() const { return hash_; }
-    key_equal key_eq() const { return eq_; }
-    member_compare member_comp() const { return less_; }
+    [[nodiscard]] hasher hash_function() const {
+        return hash_();
+    }
+    [[nodiscard]] key_equal key_eq() const {
+        return eq_();
+    }
+    [[nodiscard]] member_compare member_comp() const {
+        return less_();
+    }
     /// Changes the conversion thresholds for what follows (CONFIG SET zset-max-listpack-*):
     /// like Redis, nothing converts now; the next add checks the new limits. O(1), noexcept.
-    void set_options(const options& opts) noexcept { opts_ = opts; }
+    void set_options(const options& opts) noexcept {
+        opts_ = opts;
+    }
 
     // ---- ZADD / ZINCRBY ------------------------------------------------------------------------
 
     /// ZADD key [NX|XX] [GT|LT] score member. O(log n).
     /// \returns what happened to the member.
-    /// \throws zset::error for NaN scores or incompatible flags (nothing changes);
-    ///         std::bad_alloc (nothing changes). Strong guarantee.
-    add_status add(key_view member, Score score, add_flags flags = add_flags::none) {
+    /// \throws zset::error for a score Score cannot hold (NaN; a fraction or an out-of-range
+    ///         value for an integral Score: see score_arg) or incompatible flags;
+    ///         std::bad_alloc. Nothing changes then. Strong guarantee.
+    add_status add(key_view member, score_arg<Score> score, add_flags flags = add_flags::none) {
+        modified();
         check_flags(flags);
-        check_score(score);
-        return add_checked(member, score, flags);
+        return add_checked(member, score.checked(), flags);
     }
 
-    /// ZADD with many pairs (each a std::pair<member-like, Score>), applied in order, as Redis
-    /// applies them (a later pair for the same member sees the earlier ones). O(k log n).
+    /// ZADD with many pairs (each a std::pair<member-like, score-like>), applied in order, as
+    /// Redis applies them (a later pair for the same member sees the earlier ones). A score of
+    /// another arithmetic type converts only when the value fits Score exactly (integral
+    /// Scores take no fractions); otherwise zset::error. O(k log n).
     /// \returns the number of added members, or added + updated with add_flags::ch.
-    /// \throws zset::error for NaN scores or incompatible flags; std::bad_alloc.
-    /// Strong guarantee, also when allocation fails part-way: the batch is planned first,
-    /// new elements are inserted next to the old ones, and only a final step that cannot fail
-    /// removes the replaced elements.
+    /// \throws zset::error for NaN or unrepresentable scores or incompatible flags;
+    ///         std::bad_alloc; whatever a Member copy throws. Strong guarantee: the batch is
+    ///         planned first, new copies of updated members are inserted beside the old ones,
+    ///         and only a final step that cannot fail removes the replaced elements.
     template <class ForwardIt, if_forward_iterator<ForwardIt> = 0>
     size_type add(ForwardIt first, ForwardIt last, add_flags flags = add_flags::none) {
+        modified();
         check_flags(flags);
-        for (ForwardIt it = first; it != last; ++it) check_score(static_cast<Score>(it->second));
-        batch b(*this);
-        const size_type counted = b.plan(*this, first, last, flags);
-        apply_batch(b);
+        batch_plan plan(*this);
+        const size_type counted = plan.build(*this, first, last, flags);
+        apply_batch(plan);
         return counted;
     }
-    size_type add(std::initializer_list<std::pair<key_value, Score>> items,
+    size_type add(std::initializer_list<std::pair<key_value, score_arg<Score>>> items,
                   add_flags flags = add_flags::none) {
         return add(items.begin(), items.end(), flags);
     }
@@ -358,19 +459,20 @@ public:
     /// \returns the new score, or std::nullopt when NX/XX/GT/LT blocked the operation.
     /// \throws zset::error when delta is NaN, when the result would be NaN (inf + -inf) or, for
     ///         integral scores, would overflow. Strong guarantee.
-    std::optional<Score> increment(key_view member, Score delta,
+    std::optional<Score> increment(key_view member, score_arg<Score> delta_arg,
                                    add_flags flags = add_flags::none) {
+        modified();
         check_flags(flags);
-        check_score(delta);
+        const Score delta = delta_arg.checked();
         const probe k = make_probe(member);
         const position pos = locate(k);
-        if (!pos.n) {
+        if (!pos) {
             if (has(flags, add_flags::xx)) return std::nullopt;
             insert_new(k, delta);
             return delta;
         }
         if (has(flags, add_flags::nx)) return std::nullopt;
-        const Score current = pos.b.score(pos.i);
+        const Score current = pos.b.score_of(pos.r);
         const Score next = checked_sum(current, delta);
         if ((has(flags, add_flags::lt) && !(next < current)) ||
             (has(flags, add_flags::gt) && !(next > current)))
@@ -383,11 +485,10 @@ public:
 
     /// ZREM key member. O(log n). \returns whether the member was present. Never throws.
     bool erase(key_view member) noexcept {
-        const probe k = make_probe(member);
-        const position pos = locate(k);
-        if (!pos.n) return false;
-        if (skiplist_mode_) index_.erase(index_type::tag_of(k.hash), pos.n->id);  // hash known
-        release(pos.n, pos.i, pos.i + 1);
+        modified();
+        const position pos = locate(make_probe(member));
+        if (!pos) return false;
+        erase_found(pos);
         return true;
     }
 
@@ -395,6 +496,10 @@ public:
     /// (beyond what iterating the input may throw).
     template <class InputIt, if_iterator<InputIt> = 0>
     size_type erase(InputIt first, InputIt last) {
+        static_assert(
+            std::is_constructible_v<key_view, typename std::iterator_traits<InputIt>::reference>,
+            "zset: erase(first, last) takes a range of members (strings for a set of "
+            "strings), or this set's own const_iterators / reverse iterators");
         size_type removed = 0;
         for (; first != last; ++first) removed += erase(key_view(*first)) ? 1 : 0;
         return removed;
@@ -403,78 +508,107 @@ public:
         return erase(members.begin(), members.end());
     }
 
+    /// Removes the element at `pos`, an iterator of this set (not end()). O(log n).
+    /// \returns the iterator to the element that followed it. Never throws.
+    const_iterator erase(const_iterator pos) noexcept {
+        return erase(pos, std::next(pos));
+    }
+    /// Removes the elements [first, last), iterators of this set (a rank_range's begin() and
+    /// end(), say). O(log n + m). \returns the iterator to the element that followed them.
+    /// Never throws.
+    const_iterator erase(const_iterator first, const_iterator last) noexcept {
+        check_own(first);
+        check_own(last);
+        const size_type lo = rank_of_iterator(first), hi = rank_of_iterator(last);
+        erase_ranks(lo, hi);
+        return nth(lo);
+    }
+    /// Removes the elements of a reverse range (rev_range_by_*), given as reverse iterators.
+    const_iterator erase(const_reverse_iterator first, const_reverse_iterator last) noexcept {
+        return erase(last.base(), first.base());
+    }
+
     // ---- lookups --------------------------------------------------------------------------------
 
-    /// ZSCORE. Expected O(1) in skiplist mode, O(n/16) in listpack mode. Never throws.
-    std::optional<Score> score(key_view member) const noexcept {
+    /// ZSCORE. Expected O(1) in skiplist mode (one index slot and one record read), O(n/16) in
+    /// listpack mode. Never throws.
+    [[nodiscard]] std::optional<Score> score(key_view member) const noexcept {
         const position pos = locate(make_probe(member));
-        if (!pos.n) return std::nullopt;
-        return pos.b.score(pos.i);
+        if (!pos) return std::nullopt;
+        return pos.b.score_of(pos.r);
     }
 
     /// ZMSCORE: one optional score per member, in order.
     template <class InputIt, if_iterator<InputIt> = 0>
-    std::vector<std::optional<Score>> scores(InputIt first, InputIt last) const {
-        std::vector<std::optional<Score>> out;
+    [[nodiscard]] score_vector scores(InputIt first, InputIt last) const {
+        score_vector out{typename score_vector::allocator_type(get_allocator())};
         for (; first != last; ++first) out.push_back(score(key_view(*first)));
         return out;
     }
-    std::vector<std::optional<Score>> scores(std::initializer_list<key_value> members) const {
+    [[nodiscard]] score_vector scores(std::initializer_list<key_value> members) const {
         return scores(members.begin(), members.end());
     }
 
     /// Whether the member is present. Never throws.
-    bool contains(key_view member) const noexcept { return locate(make_probe(member)).n; }
+    [[nodiscard]] bool contains(key_view member) const noexcept {
+        return bool(locate(make_probe(member)));
+    }
 
     /// Iterator to the member's element, or end(). Never throws.
-    const_iterator find(key_view member) const noexcept {
+    [[nodiscard]] const_iterator find(key_view member) const noexcept {
         const position pos = locate(make_probe(member));
-        return pos.n ? const_iterator(pos.n, pos.i) : end();
+        if (!pos) return end();
+        return iterator_at(pos.node, pos.b, position_in_block(pos));
     }
 
     /// ZCARD. O(1).
-    size_type size() const noexcept { return list_.size(); }
-    bool empty() const noexcept { return size() == 0; }
-    size_type max_size() const noexcept {
-        // block ids are 32-bit; on a 32-bit size_t the address space is the tighter bound
-        constexpr std::uint64_t by_ids =
-            std::uint64_t{std::numeric_limits<std::uint32_t>::max()} * block_max_entries;
-        return static_cast<size_type>(
-            std::min<std::uint64_t>(by_ids, std::numeric_limits<size_type>::max()));
+    [[nodiscard]] size_type size() const noexcept {
+        if (skiplist_mode_) return list_.size();
+        return lp_ ? lp_.size() : 0;
+    }
+    [[nodiscard]] bool empty() const noexcept {
+        return size() == 0;
+    }
+    [[nodiscard]] size_type max_size() const noexcept {
+        // ranks are 32-bit; on a 32-bit size_t the address space is the tighter bound
+        return static_cast<size_type>(std::min<std::uint64_t>(
+            list_type::max_elements, std::numeric_limits<size_type>::max() / 64));
     }
 
     /// ZRANK: 0-based rank in ascending order. O(log n), no key comparisons beyond the lookup.
-    std::optional<size_type> rank(key_view member) const noexcept {
+    [[nodiscard]] std::optional<size_type> rank(key_view member) const noexcept {
         const position pos = locate(make_probe(member));
-        if (!pos.n) return std::nullopt;
-        return list_.start_rank(pos.n) + pos.i;
+        if (!pos) return std::nullopt;
+        return rank_of(pos);
     }
     /// ZREVRANK: rank in descending order. O(log n).
-    std::optional<size_type> rev_rank(key_view member) const noexcept {
+    [[nodiscard]] std::optional<size_type> rev_rank(key_view member) const noexcept {
         const auto r = rank(member);
         if (!r) return std::nullopt;
         return size() - 1 - *r;
     }
     /// ZRANK ... WITHSCORE. O(log n).
-    std::optional<std::pair<size_type, Score>> rank_with_score(key_view member) const noexcept {
+    [[nodiscard]] std::optional<std::pair<size_type, Score>>
+    rank_with_score(key_view member) const noexcept {
         const position pos = locate(make_probe(member));
-        if (!pos.n) return std::nullopt;
-        return std::pair<size_type, Score>{list_.start_rank(pos.n) + pos.i, pos.b.score(pos.i)};
+        if (!pos) return std::nullopt;
+        return std::pair<size_type, Score>{rank_of(pos), pos.b.score_of(pos.r)};
     }
     /// ZREVRANK ... WITHSCORE. O(log n).
-    std::optional<std::pair<size_type, Score>> rev_rank_with_score(key_view member) const noexcept {
+    [[nodiscard]] std::optional<std::pair<size_type, Score>>
+    rev_rank_with_score(key_view member) const noexcept {
         auto r = rank_with_score(member);
         if (r) r->first = size() - 1 - r->first;
         return r;
     }
 
     /// ZCOUNT key min max. O(log n).
-    size_type count(const score_range<Score>& range) const noexcept {
+    [[nodiscard]] size_type count(const score_range<Score>& range) const noexcept {
         const auto [lo, hi] = score_ranks(range);
         return hi - lo;
     }
     /// ZLEXCOUNT key min max. O(log n).
-    size_type lex_count(const lex_range<lex_key>& range) const noexcept {
+    [[nodiscard]] size_type lex_count(const lex_range<lex_key>& range) const noexcept {
         const auto [lo, hi] = lex_ranks(range);
         return hi - lo;
     }
@@ -483,37 +617,40 @@ public:
 
     /// ZRANGE key start stop: ranks with Redis's negative indices (-1 = last), clamped.
     /// O(log n) to create, O(1) per step.
-    rank_range range_by_rank(long long start, long long stop) const noexcept {
+    [[nodiscard]] rank_range range_by_rank(long long start, long long stop) const noexcept {
         const auto [lo, hi] = clamp_ranks(start, stop);
         return forward_range(lo, hi);
     }
     /// ZREVRANGE key start stop (ZRANGE ... REV): rank 0 is the highest element.
-    reverse_range rev_range_by_rank(long long start, long long stop) const noexcept {
+    [[nodiscard]] reverse_range rev_range_by_rank(long long start, long long stop) const noexcept {
         const auto [lo, hi] = clamp_ranks(start, stop);
         return reverse_view(size() - hi, size() - lo);
     }
     /// ZRANGEBYSCORE key min max [LIMIT offset count]. O(log n) to create.
-    rank_range range_by_score(const score_range<Score>& range, limit lim = {}) const noexcept {
+    [[nodiscard]] rank_range range_by_score(const score_range<Score>& range,
+                                            limit lim = {}) const noexcept {
         const auto [lo, hi] = score_ranks(range);
         const auto [a, b] = apply_limit(lo, hi, lim);
         return forward_range(a, b);
     }
     /// ZREVRANGEBYSCORE key max min [LIMIT offset count]: descending; the offset counts from
     /// the highest element.
-    reverse_range rev_range_by_score(const score_range<Score>& range,
-                                     limit lim = {}) const noexcept {
+    [[nodiscard]] reverse_range rev_range_by_score(const score_range<Score>& range,
+                                                   limit lim = {}) const noexcept {
         const auto [lo, hi] = score_ranks(range);
         const auto [a, b] = apply_limit_reverse(lo, hi, lim);
         return reverse_view(a, b);
     }
     /// ZRANGEBYLEX key min max [LIMIT offset count]. O(log n) to create.
-    rank_range range_by_lex(const lex_range<lex_key>& range, limit lim = {}) const noexcept {
+    [[nodiscard]] rank_range range_by_lex(const lex_range<lex_key>& range,
+                                          limit lim = {}) const noexcept {
         const auto [lo, hi] = lex_ranks(range);
         const auto [a, b] = apply_limit(lo, hi, lim);
         return forward_range(a, b);
     }
     /// ZREVRANGEBYLEX key max min [LIMIT offset count].
-    reverse_range rev_range_by_lex(const lex_range<lex_key>& range, limit lim = {}) const noexcept {
+    [[nodiscard]] reverse_range rev_range_by_lex(const lex_range<lex_key>& range,
+                                                 limit lim = {}) const noexcept {
         const auto [lo, hi] = lex_ranks(range);
         const auto [a, b] = apply_limit_reverse(lo, hi, lim);
         return reverse_view(a, b);
@@ -523,34 +660,31 @@ public:
 
     /// ZREMRANGEBYRANK key start stop. O(log n + m). \returns the number removed. Never throws.
     size_type erase_range_by_rank(long long start, long long stop) noexcept {
+        modified();
         const auto [lo, hi] = clamp_ranks(start, stop);
         return erase_ranks(lo, hi);
     }
     /// ZREMRANGEBYSCORE key min max. O(log n + m). Never throws.
     size_type erase_range_by_score(const score_range<Score>& range) noexcept {
+        modified();
         const auto [lo, hi] = score_ranks(range);
         return erase_ranks(lo, hi);
     }
     /// ZREMRANGEBYLEX key min max. O(log n + m). Never throws.
     size_type erase_range_by_lex(const lex_range<lex_key>& range) noexcept {
+        modified();
         const auto [lo, hi] = lex_ranks(range);
         return erase_ranks(lo, hi);
     }
 
     /// ZPOPMIN key [count]: removes and returns up to `count` lowest elements, lowest first.
     /// O(log n + count). Strong guarantee (the result is built before anything is removed).
-    std::vector<value_type> pop_min(size_type count = 1) {
-        const size_type n = std::min(count, size());
-        std::vector<value_type> out = copy_ranks(0, n, false);
-        erase_ranks(0, n);
-        return out;
+    value_vector pop_min(size_type count = 1) {
+        return pop(count, end_of_set::low);
     }
     /// ZPOPMAX key [count]: removes and returns up to `count` highest elements, highest first.
-    std::vector<value_type> pop_max(size_type count = 1) {
-        const size_type n = std::min(count, size());
-        std::vector<value_type> out = copy_ranks(size() - n, size(), true);
-        erase_ranks(size() - n, size());
-        return out;
+    value_vector pop_max(size_type count = 1) {
+        return pop(count, end_of_set::high);
     }
 
     // ---- ZRANDMEMBER / ZSCAN -------------------------------------------------------------------
@@ -558,34 +692,57 @@ public:
     /// ZRANDMEMBER key count. count > 0: min(count, size()) distinct members in random order;
     /// count < 0: |count| members drawn with replacement; 0: none. O(k log n).
     template <class URBG>
-    std::vector<value_type> random_members(long long count, URBG&& gen) const {
-        std::vector<value_type> out;
+    [[nodiscard]] value_vector random_members(long long count, URBG&& gen) const {
+        value_vector out{typename value_vector::allocator_type(get_allocator())};
         if (count == 0 || empty()) return out;
         std::uniform_int_distribution<size_type> pick(0, size() - 1);
         if (count < 0) {
-            const auto draws = static_cast<size_type>(-(count + 1)) + 1;
+            // |count| without overflow (LLONG_MIN), and no silent truncation to a 32-bit size_t
+            const unsigned long long wanted = static_cast<unsigned long long>(-(count + 1)) + 1;
+            if (wanted > std::numeric_limits<size_type>::max() / sizeof(value_type))
+                detail::raise_length_error("zset: too many random members requested");
+            const auto draws = static_cast<size_type>(wanted);
             out.reserve(draws);
             for (size_type i = 0; i < draws; ++i) out.push_back(owned(*nth(pick(gen))));
             return out;
         }
-        const size_type k = std::min(static_cast<size_type>(count), size());
+        const size_type k = static_cast<unsigned long long>(count) >= size()
+                                ? size()
+                                : static_cast<size_type>(count);
+        out.reserve(k);
         if (k == size()) {
             for (const auto& e : *this) out.push_back(owned(e));
             std::shuffle(out.begin(), out.end(), gen);
             return out;
         }
-        // Floyd's sampling: k distinct ranks in k draws.
-        std::unordered_set<size_type> chosen;
-        std::vector<size_type> ranks;
+        // Floyd's sampling: k distinct ranks in k draws; `chosen` is a small open-addressing set
+        // of ranks (empty slots hold npos).
+        size_type cap = 8;
+        while (cap < 2 * k) cap *= 2;
+        std::vector<size_type, rebound<size_type>> chosen(cap, block_type::npos,
+                                                          rebound<size_type>(get_allocator()));
+        const auto choose = [&](size_type r) {
+            for (size_type i = static_cast<size_type>(detail::mix_integer(r)) & (cap - 1);;
+                 i = (i + 1) & (cap - 1)) {
+                if (chosen[i] == r) return false;
+                if (chosen[i] == block_type::npos) {
+                    chosen[i] = r;
+                    return true;
+                }
+            }
+        };
+        std::vector<size_type, rebound<size_type>> ranks{rebound<size_type>(get_allocator())};
         ranks.reserve(k);
         for (size_type j = size() - k; j < size(); ++j) {
             const size_type r = std::uniform_int_distribution<size_type>(0, j)(gen);
-            const size_type take_rank = chosen.insert(r).second ? r : j;
-            if (take_rank == j) chosen.insert(j);
-            ranks.push_back(take_rank);
+            if (choose(r)) {
+                ranks.push_back(r);
+            } else {
+                choose(j);
+                ranks.push_back(j);
+            }
         }
         std::shuffle(ranks.begin(), ranks.end(), gen);
-        out.reserve(k);
         for (size_type r : ranks) out.push_back(owned(*nth(r)));
         return out;
     }
@@ -609,50 +766,64 @@ public:
         const std::uint64_t last = std::min<std::uint64_t>(cursor + width - 1, 0xffffffffu);
         index_.for_each_in_tag_range(static_cast<std::uint32_t>(cursor),
                                      static_cast<std::uint32_t>(last),
-                                     [&](std::uint32_t tag, std::uint32_t id) {
-                                         const node* n = list_.by_id(id);
-                                         const auto fp = static_cast<std::uint8_t>(tag >> 24);
-                                         for (size_type i = 0; i < n->data.size(); ++i) {
-                                             if (n->data.fingerprint(i) != fp) continue;
-                                             const key_view m = n->data.member(i);
-                                             if (index_type::tag_of(hash_value(m)) == tag)
-                                                 visit(reference{m, n->data.score(i)});
-                                         }
+                                     [&](std::uint32_t, address a) {
+                                         const block_type b = list_.block_of(a.node);
+                                         visit(reference{b.member_of(a.ref), b.score_of(a.ref)});
                                      });
         return last == 0xffffffffu ? 0 : last + 1;
     }
 
     // ---- STL side -------------------------------------------------------------------------------
 
-    const_iterator begin() const noexcept { return const_iterator(list_.first(), 0); }
-    const_iterator end() const noexcept { return const_iterator(list_.head(), 0); }
-    const_iterator cbegin() const noexcept { return begin(); }
-    const_iterator cend() const noexcept { return end(); }
-    const_reverse_iterator rbegin() const noexcept { return const_reverse_iterator(end()); }
-    const_reverse_iterator rend() const noexcept { return const_reverse_iterator(begin()); }
+    [[nodiscard]] const_iterator begin() const noexcept {
+        if (!skiplist_mode_) return make_iterator(nullptr, lp_, lp_ && !lp_.empty() ? 1 : 0, 0);
+        const node_id f = list_.first();
+        return make_iterator(list_.nodes(), list_.block_of(f), f, 0);
+    }
+    [[nodiscard]] const_iterator end() const noexcept {
+        if (!skiplist_mode_) return make_iterator(nullptr, lp_, 0, 0);
+        return make_iterator(list_.nodes(), block_type(), 0, 0);
+    }
+    [[nodiscard]] const_iterator cbegin() const noexcept {
+        return begin();
+    }
+    [[nodiscard]] const_iterator cend() const noexcept {
+        return end();
+    }
+    [[nodiscard]] const_reverse_iterator rbegin() const noexcept {
+        return const_reverse_iterator(end());
+    }
+    [[nodiscard]] const_reverse_iterator rend() const noexcept {
+        return const_reverse_iterator(begin());
+    }
 
     /// Iterator to the element of rank r (ascending), or end() if r >= size(). O(log n).
-    const_iterator nth(size_type r) const noexcept {
+    [[nodiscard]] const_iterator nth(size_type r) const noexcept {
         if (r >= size()) return end();
-        const auto [n, i] = list_.nth(r);
-        return const_iterator(n, i);
+        if (!skiplist_mode_) return make_iterator(nullptr, lp_, 1, r);
+        const auto [id, pos] = list_.nth(r);
+        return make_iterator(list_.nodes(), list_.block_of(id), id, pos);
     }
 
     /// Removes every element; the set returns to listpack mode. Never throws.
     void clear() noexcept {
+        modified();
         list_.clear();
         index_.release();
+        release_listpack();
         skiplist_mode_ = false;
     }
 
     /// OBJECT ENCODING.
-    zset::encoding encoding() const noexcept {
+    [[nodiscard]] zset::encoding encoding() const noexcept {
         return skiplist_mode_ ? zset::encoding::skiplist : zset::encoding::listpack;
     }
 
     /// Rebuilds the set compactly; converts back to listpack mode when it fits the thresholds
     /// again. O(n). Strong guarantee.
-    void shrink_to_fit() { assign_sorted(begin(), end()); }
+    void shrink_to_fit() {
+        assign_sorted(begin(), end());
+    }
 
     /// Replaces the contents with elements already sorted by (score, member) with unique
     /// members (`reference`s or pairs), in the smallest encoding that fits; options, function
@@ -661,35 +832,37 @@ public:
     /// Invalidates all iterators.
     template <class ForwardIt, if_forward_iterator<ForwardIt> = 0>
     void assign_sorted(ForwardIt first, ForwardIt last) {
-        sorted_set fresh(opts_, hash_, eq_, less_, get_allocator());
+        sorted_set fresh(opts_, hash_(), eq_(), less_(), get_allocator());
         const auto n = static_cast<size_type>(std::distance(first, last));
         fresh.build_from(first, last, n, !fresh.fits_listpack(first, last, n));
         take(fresh);
     }
 
-    /// Bytes allocated by the set (blocks, nodes, node table, hash index) plus sizeof(*this).
-    /// Allocator bookkeeping (e.g. malloc headers) is not included. O(number of blocks).
-    size_type memory_usage() const noexcept {
-        return sizeof(*this) + list_.memory_usage() + index_.memory_usage();
+    /// Bytes allocated by the set (blocks, out-of-line members, node pool, hash index) plus
+    /// sizeof(*this). Allocator bookkeeping (e.g. malloc headers) is not included.
+    /// O(number of blocks).
+    [[nodiscard]] size_type memory_usage() const noexcept {
+        size_type total = sizeof(*this) + list_.memory_usage() + index_.memory_usage();
+        if (lp_) total += lp_.allocated_bytes() + lp_.out_of_line_bytes();
+        return total;
     }
 
     /// Builds a set from elements already sorted by (score, member) with unique members, in
     /// the smallest encoding that fits (as Redis builds *STORE results). O(n).
     /// Precondition (checked by validate()): sorted and unique. Strong guarantee.
     template <class ForwardIt, if_forward_iterator<ForwardIt> = 0>
-    static sorted_set from_sorted(ForwardIt first, ForwardIt last, const options& opts = options(),
-                                  const Allocator& alloc = Allocator()) {
+    [[nodiscard]] static sorted_set from_sorted(ForwardIt first, ForwardIt last,
+                                                const options& opts = options(),
+                                                const Allocator& alloc = Allocator()) {
         sorted_set out(opts, alloc);
         out.assign_sorted(first, last);
         return out;
     }
 
-    /// Checks every internal invariant: order, spans, node table, index <-> blocks agreement,
-    /// encoding rules. O(n log n). For tests and debugging.
-    bool validate() const {
-        if (!list_.validate()) return false;
-        if (!skiplist_mode_ && (index_.size() != 0 || list_.node_count() > 1)) return false;
-        if (skiplist_mode_ && (index_.size() != size() || !index_.validate())) return false;
+    /// Checks every internal invariant: order, spans, blocks, node pool, index <-> records
+    /// agreement, fingerprints, encoding rules. O(n log n). For tests and debugging.
+    [[nodiscard]] bool validate() const {
+        if (skiplist_mode_ ? !validate_skiplist() : !validate_listpack()) return false;
         bool have_prev = false;
         Score prev_score{};
         Member prev_member{};
@@ -702,15 +875,9 @@ public:
             prev_member = Member(e.member);
             have_prev = true;
             const position pos = locate(make_probe(e.member));
-            if (!pos.n || !eq_(pos.n->data.member(pos.i), e.member) ||
-                !(pos.b.score(pos.i) == e.score))
+            if (!pos || !eq_()(pos.b.member_of(pos.r), e.member) ||
+                !(pos.b.score_of(pos.r) == e.score))
                 return false;
-        }
-        for (const node* n = list_.first(); n != list_.head(); n = n->next(0)) {
-            for (size_type i = 0; i < n->data.size(); ++i)
-                if (n->data.fingerprint(i) != fingerprint_of(hash_value(n->data.member(i))))
-                    return false;
-            if (skiplist_mode_ && n->data.size() > block_max_entries) return false;
         }
         return true;
     }
@@ -718,21 +885,38 @@ public:
     friend bool operator==(const sorted_set& a, const sorted_set& b) {
         return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), b.end());
     }
-    friend bool operator!=(const sorted_set& a, const sorted_set& b) { return !(a == b); }
+    friend bool operator!=(const sorted_set& a, const sorted_set& b) {
+        return !(a == b);
+    }
 
 private:
+    const Hash& hash_() const noexcept {
+        return std::get<0>(fn_);
+    }
+    const KeyEqual& eq_() const noexcept {
+        return std::get<1>(fn_);
+    }
+    const Compare& less_() const noexcept {
+        return std::get<2>(fn_);
+    }
+
     struct probe {
         key_view member;
         std::uint64_t hash;
     };
+    /// Where a member was found: its block and record; in skiplist mode also its node and
+    /// index slot, in listpack mode its position.
     struct position {
-        const node* n;
-        size_type i;
-        block_type b{};  // n's block, when the lookup came through the index (saves a node read)
+        block_type b{};
+        ref_type r = 0;
+        node_id node = 0;
+        size_type slot = index_type::npos;  // skiplist mode
+        size_type pos = block_type::npos;   // listpack mode
+        explicit operator bool() const noexcept { return bool(b); }
     };
 
-    std::uint64_t hash_value(key_view m) const noexcept {
-        const auto h = static_cast<std::uint64_t>(hash_(m));
+    ZSET_ALWAYS_INLINE std::uint64_t hash_value(key_view m) const noexcept {
+        const auto h = static_cast<std::uint64_t>(hash_()(m));
         // The index places by the high bits: a user hash that leaves them empty (std::hash of
         // an integer is the identity) would pile every member into one run, so it is mixed.
         if constexpr (detail::is_avalanching_v<Hash>)
@@ -741,11 +925,11 @@ private:
             return detail::mix_integer(h);
     }
     static std::uint8_t fingerprint_of(std::uint64_t h) noexcept {
-        return static_cast<std::uint8_t>(h >> 56);
+        return static_cast<std::uint8_t>(h >> 24);
     }
-    probe make_probe(key_view m) const noexcept { return probe{m, hash_value(m)}; }
-
-    static node* mut(const node* n) noexcept { return const_cast<node*>(n); }
+    ZSET_ALWAYS_INLINE probe make_probe(key_view m) const noexcept {
+        return probe{m, hash_value(m)};
+    }
 
     static void check_flags(add_flags f) {
         if (has(f, add_flags::nx) && has(f, add_flags::xx)) detail::raise_error(errors::xx_and_nx);
@@ -753,9 +937,13 @@ private:
                               (has(f, add_flags::nx) ? 1 : 0);
         if (exclusive > 1) detail::raise_error(errors::gt_lt_nx);
     }
-    static void check_score(Score s) {
-        if constexpr (std::is_floating_point_v<Score>)
-            if (std::isnan(s)) detail::raise_error(errors::not_a_float);
+    /// The checked score of an input pair's second member (a number or a score_arg).
+    template <class S>
+    static Score score_of_pair(const S& s) {
+        if constexpr (std::is_same_v<S, score_arg<Score>>)
+            return s.checked();
+        else
+            return detail::checked_score_cast<Score>(s);
     }
     static Score checked_sum(Score a, Score b) {
         if constexpr (std::is_floating_point_v<Score>) {
@@ -780,59 +968,116 @@ private:
     }
 
     bool element_less(Score as, key_view am, Score bs, key_view bm) const noexcept {
-        return as < bs || (!(bs < as) && less_(am, bm));
-    }
-    static std::pair<Score, key_view> first_key(const node* n) noexcept {
-        return {n->first_score, n->data.member_at(0, 0)};
+        return as < bs || (!(bs < as) && less_()(am, bm));
     }
     /// Does node n's first element order before (s, m)? Reads the block only on a score tie.
-    bool node_before(const node* n, Score s, key_view m) const noexcept {
-        if (n->first_score < s) return true;
-        if (s < n->first_score) return false;
-        return less_(n->data.member_at(0, 0), m);
+    bool node_before(const node& n, Score s, key_view m) const noexcept {
+        if (n.first_score < s) return true;
+        if (s < n.first_score) return false;
+        return less_()(n.data.member(0), m);
     }
 
-    /// Where the member lives, or {nullptr, 0}.
-    position locate(const probe& k) const noexcept {
-        const std::uint8_t fp = fingerprint_of(k.hash);
+    // ---- lookup ---------------------------------------------------------------------------------
+
+    /// KeyEqual compares the bytes of strings: members may be compared inline.
+    static constexpr bool byte_equality =
+        byte_members && (std::is_same_v<KeyEqual, std::equal_to<>> ||
+                         std::is_same_v<KeyEqual, std::equal_to<std::string_view>> ||
+                         std::is_same_v<KeyEqual, std::equal_to<std::string>>);
+
+    /// Is the member of record r in block b equal to m?
+    ZSET_ALWAYS_INLINE bool same_member(block_type b, ref_type r, key_view m) const noexcept {
+        if constexpr (byte_equality)
+            return b.bytes_equal(r, m);
+        else
+            return eq_()(b.member_of(r), m);
+    }
+
+    /// Where the member is, or an empty position.
+    ZSET_ALWAYS_INLINE position locate(const probe& k) const noexcept {
+        position out;
         if (!skiplist_mode_) {
-            const node* n = list_.first();
-            if (n == list_.head()) return {nullptr, 0};
-            const size_type i = n->data.find(k.member, fp, eq_);
-            return i == block_type::npos ? position{nullptr, 0} : position{n, i, n->data};
+            if (!lp_) return out;
+            const size_type i = lp_.find(fingerprint_of(k.hash),
+                                         [&](ref_type r) { return same_member(lp_, r, k.member); });
+            if (i == block_type::npos) return out;
+            out.b = lp_;
+            out.r = lp_.ref(i);
+            out.pos = i;
+            return out;
         }
-        size_type idx = 0;
-        block_type found;
-        index_.find(index_type::tag_of(k.hash), [&](std::uint32_t cand) {
-            const block_type b = list_.block_by_id(cand);
-            idx = b.find(k.member, fp, eq_);
-            if (idx == block_type::npos) return false;
-            found = b;
-            return true;
-        });
-        if (!found) return {nullptr, 0};
-        return {list_type::owner_of(found), idx, found};
+        const std::uint32_t tag = index_type::tag_of(k.hash);
+        for (size_type slot = index_.first_match(tag); slot != index_type::npos;
+             slot = index_.next_match(slot, tag)) {
+            const address a = index_.address(slot);
+            const block_type b = list_.block_of(a.node);
+            if (!same_member(b, a.ref, k.member)) continue;
+            out.b = b;
+            out.r = a.ref;
+            out.node = a.node;
+            out.slot = slot;
+            return out;
+        }
+        return out;
     }
 
-    size_type limit_entries() const noexcept {
-        return skiplist_mode_ ? block_max_entries : std::numeric_limits<size_type>::max();
+    size_type position_in_block(const position& p) const noexcept {
+        return p.pos != block_type::npos ? p.pos : p.b.position_of(p.r);
     }
-    /// Listpack mode keeps its single node one level high: no links to pay for.
-    int max_height() const noexcept { return skiplist_mode_ ? list_type::max_level : 1; }
-    size_type limit_bytes() const noexcept {
-        return skiplist_mode_ ? block_max_bytes : std::numeric_limits<size_type>::max();
+    /// Rank of the element an iterator points at (size() for end()).
+    size_type rank_of_iterator(const const_iterator& it) const noexcept {
+        if (it.id_ == 0) return size();
+        return skiplist_mode_ ? list_.start_rank(it.id_) + it.pos_ : it.pos_;
     }
+    size_type rank_of(const position& p) const noexcept {
+        const size_type i = position_in_block(p);
+        return skiplist_mode_ ? list_.start_rank(p.node) + i : i;
+    }
+    const_iterator make_iterator(const node* nodes, block_type b, node_id id,
+                                 size_type pos) const noexcept {
+        const_iterator it(nodes, b, id, pos);
+#if ZSET_DEBUG
+        it.owner_ = this;
+        it.generation_ = generation_;
+#endif
+        return it;
+    }
+
+    /// Checked mode: `it` is a valid iterator of this set.
+    void check_own(const const_iterator& it) const noexcept {
+#if ZSET_DEBUG
+        if (it.owner_ != this)
+            detail::fail_check("zset: erase given an iterator of another set (or a default one)");
+        it.check_valid();
+#else
+        (void)it;
+#endif
+    }
+
+    /// Every change that may invalidate iterators (checked mode counts them).
+    void modified() noexcept {
+#if ZSET_DEBUG
+        ++generation_;
+#endif
+    }
+
+    const_iterator iterator_at(node_id id, block_type b, size_type pos) const noexcept {
+        if (!skiplist_mode_) return make_iterator(nullptr, lp_, 1, pos);
+        return make_iterator(list_.nodes(), b, id, pos);
+    }
+
+    // ---- single-element changes -----------------------------------------------------------------
 
     add_status add_checked(key_view member, Score score, add_flags flags) {
         const probe k = make_probe(member);
         const position pos = locate(k);
-        if (!pos.n) {
+        if (!pos) {
             if (has(flags, add_flags::xx)) return add_status::skipped;
             insert_new(k, score);
             return add_status::added;
         }
         if (has(flags, add_flags::nx)) return add_status::skipped;
-        const Score current = pos.b.score(pos.i);
+        const Score current = pos.b.score_of(pos.r);
         if ((has(flags, add_flags::lt) && !(score < current)) ||
             (has(flags, add_flags::gt) && !(score > current)))
             return add_status::skipped;
@@ -841,339 +1086,462 @@ private:
         return add_status::updated;
     }
 
-    /// Descends to where (s, m) belongs and inserts it into the list (not the index).
-    std::pair<node*, size_type> insert_element(const probe& k, Score given) {
-        const Score s = stored_score(given, encoding());
-        path p;
-        list_.descend([&](const node* n) { return node_before(n, s, k.member); }, p);
-        auto where = list_.locate(p);
-        if (where.target) where.index = where.target->data.lower_bound(s, k.member, less_);
-        return list_.insert(
-            p, where, s, k.member, fingerprint_of(k.hash), limit_entries(), limit_bytes(),
-            max_height(), [this](key_view m, Score moved_score, const node* from, const node* to) {
-                if (!skiplist_mode_) return;
-                // a batch's new copy of an updated member has no index entry yet
-                if (transit_ != nullptr && transit_->is_new_copy(m, moved_score)) return;
-                index_.replace(index_type::tag_of(hash_value(m)), from->id, to->id);
-            });
+    /// Would the listpack block still be addressable with `count` more elements of `units`
+    /// more area units?
+    bool listpack_can_take(size_type count, size_type units) const noexcept {
+        const size_type live = lp_ ? lp_.used() - lp_.garbage() : 0;
+        return block_type::can_hold(size() + count, live + units);
     }
 
     /// Inserts a new member (list and index). `may_convert` is false inside a batch, which
     /// settles conversion up front. Strong guarantee.
     void insert_new(const probe& k, Score s, bool may_convert = true) {
-        if (may_convert && !skiplist_mode_ &&
-            (size() + 1 > opts_.max_listpack_entries ||
-             detail::member_size<Member>(k.member) > opts_.max_listpack_value)) {
-            // convert a copy and add to it; the set changes (encoding included) only if both
-            // succeed
-            sorted_set converted = skiplist_copy();
-            converted.insert_new(k, s, false);
-            take(converted);
-            return;
-        }
         if (!skiplist_mode_) {
-            insert_element(k, s);
+            if (may_convert && must_convert_for(k.member)) {
+                // convert a copy and add to it; the set changes (encoding included) only if
+                // both succeed
+                sorted_set converted = skiplist_copy();
+                converted.insert_new(k, s, false);
+                take(converted);
+                return;
+            }
+            listpack_insert(k, s);
             return;
         }
-        // Index entry first (it may allocate), under a placeholder id until the element has a
-        // block; if the element's insertion throws, the entry is taken out again.
-        const std::uint32_t tag = index_type::tag_of(k.hash);
-        index_.insert(tag, pending_id);
-        std::pair<node*, size_type> placed;
+        index_.reserve(index_.size() + 1);
+        const address placed = insert_element(k, s);
         ZSET_TRY {
-            placed = insert_element(k, s);
+            index_.insert(index_type::tag_of(k.hash), placed);
         }
         ZSET_CATCH_ALL {
-            index_.erase(tag, pending_id);
+            erase_from_list(placed.node, list_.block_of(placed.node).position_of(placed.ref));
             ZSET_RETHROW;
         }
-        index_.replace(tag, pending_id, placed.first->id);
     }
 
-    /// An id no block ever has (block ids stay below 2^32 - 1).
-    static constexpr std::uint32_t pending_id = 0xffffffffu;
-
-    /// Changes the score of the element at pos (present, score differs). Strong guarantee.
-    void update_score(const probe& k, position pos, Score given) {
-        const Score s = stored_score(given, encoding());
-        node* x = mut(pos.n);
-        block_type& b = x->data;
-        const size_type i = pos.i;
-        // Still between its neighbours: write the score in place (the common case for small
-        // increments, as in Redis).
-        const bool after_prev = [&] {
-            if (i > 0) return element_less(b.score(i - 1), b.member(i - 1), s, k.member);
-            if (x->prev == list_.head()) return true;
-            const block_type& pb = x->prev->data;
-            return element_less(pb.score(pb.size() - 1), pb.member(pb.size() - 1), s, k.member);
-        }();
-        const bool before_next = [&] {
-            if (i + 1 < b.size()) return element_less(s, k.member, b.score(i + 1), b.member(i + 1));
-            const node* nx = x->next(0);
-            if (nx == list_.head()) return true;
-            const auto fk = first_key(nx);
-            return element_less(s, k.member, fk.first, fk.second);
-        }();
-        if (after_prev && before_next) {
-            b.set_score(i, s);
-            list_type::refresh_first(x);
-            return;
-        }
-        // Moves inside its block: rotate, no allocation.
-        const size_type to = b.lower_bound(s, k.member, less_);
-        if (to > 0 && to < b.size()) {
-            b.relocate(i, to, s);
-            list_type::refresh_first(x);
-            return;
-        }
-        // Elsewhere: insert the new copy first (may throw: nothing changed yet), then remove
-        // the old copy and re-point the index. The member bytes are copied out because the
-        // old copy's storage moves.
-        const Member owned_member(k.member);
-        const probe moved_probe{key_view(owned_member), k.hash};
-        const Score old_score = b.score(i);
-        const auto placed = insert_element(moved_probe, s);
-        const position old_pos = find_copy(moved_probe.member, k.hash, old_score);
-        const node* old_node = old_pos.n;
-        const size_type old_index = old_pos.i;
-        const std::uint32_t old_id = old_node->id;
-        erase_in_list(old_node, old_index, old_index + 1);
-        if (skiplist_mode_) index_.replace(index_type::tag_of(k.hash), old_id, placed.first->id);
+    bool must_convert_for(key_view m) const noexcept {
+        return size() + 1 > opts_.max_listpack_entries ||
+               detail::member_size<Member>(m) > opts_.max_listpack_value ||
+               !listpack_can_take(1, block_type::units_for(m));
     }
 
-    /// A planned batch add: what each distinct member ends up as.
-    struct batch {
+    /// Inserts (s, m) into the listpack block. Strong guarantee.
+    void listpack_insert(const probe& k, Score given) {
+        const Score s = stored_score(given, zset::encoding::listpack);
+        const size_type units = block_type::units_for(k.member);
+        const Allocator& alloc = list_.allocator();
+        const bool created = !lp_;
+        if (created)
+            lp_ = block_type::create(alloc, block_type::grown(1), block_type::grown_area(units),
+                                     true);
+        else if (!lp_.has_room(units))
+            make_listpack_room(units);  // same elements, more room
+        ref_type r;
+        ZSET_TRY {
+            r = lp_.append_record(alloc, s, k.member);
+        }
+        ZSET_CATCH_ALL {
+            if (created) release_listpack();
+            ZSET_RETHROW;
+        }
+        lp_.link(lp_.lower_bound(s, k.member, less_()), r, fingerprint_of(k.hash));
+    }
+
+    /// Replaces the listpack block by one with room for one more record of `units` units:
+    /// compacted when it holds garbage (there is no index to re-point in listpack mode), else
+    /// regrown. Strong guarantee.
+    void make_listpack_room(size_type units) {
+        const Allocator& alloc = list_.allocator();
+        const size_type cap =
+            lp_.size() < lp_.capacity() ? lp_.capacity() : block_type::grown(lp_.size() + 1);
+        const size_type live = lp_.used() - lp_.garbage();
+        if (lp_.garbage() == 0) {
+            lp_ = block_type::regrow(alloc, lp_, cap, block_type::grown_area(live + units));
+            return;
+        }
+        block_type fresh =
+            block_type::create(alloc, cap, block_type::grown_area(live + units), true);
+        block_type::transfer(lp_, 0, lp_.size(), fresh, [](key_view, Score, ref_type, ref_type) {});
+        block_type::destroy(alloc, lp_);
+        lp_ = fresh;
+    }
+
+    typename list_type::limits skiplist_limits() const noexcept {
+        return {block_max_entries, block_max_bytes, list_type::max_level};
+    }
+
+    /// Re-points the index entry of a record that moved (a split or compaction).
+    auto repoint() noexcept {
+        return [this](key_view m, Score, address from, address to) {
+            index_.replace(index_type::tag_of(hash_value(m)), from, to);
+        };
+    }
+
+    /// Descends to where (s, m) belongs and inserts it into the list (not the index).
+    /// Strong guarantee.
+    address insert_element(const probe& k, Score s) {
+        path p;
+        list_.descend([&](const node& n) { return node_before(n, s, k.member); }, p);
+        auto where = list_.locate(p);
+        if (where.target != list_type::head_id)
+            where.pos =
+                list_.block_of(where.target).lower_bound(s, k.member, less_(), search_mode());
+        const auto placed =
+            list_.insert(p, where, s, k.member, 0, skiplist_limits(), false, repoint());
+        return address{placed.first, placed.second};
+    }
+
+    /// Removes position `pos` of node x from the list only. Never throws.
+    void erase_from_list(node_id x, size_type pos) noexcept {
+        path p;
+        list_.predecessors(x, p);
+        list_.erase(p, x, pos, pos + 1);
+    }
+
+    /// Removes position `pos` of node x, the element (s, m), from the list only, finding x's
+    /// predecessors by one descent on the element's own key (every node before x starts below
+    /// it, every node after x above it). Never throws.
+    void erase_key_from_list(node_id x, size_type pos, Score s, key_view m) noexcept {
+        path p;
+        if (x == list_.first()) {
+            list_.predecessors(x, p);  // the head at every level: no search
+        } else {
+            const node* target = &list_.at(x);
+            list_.descend([&](const node& n) { return &n != target && node_before(n, s, m); }, p);
+        }
+        list_.erase(p, x, pos, pos + 1);
+    }
+
+    /// How a block search should treat the cache: a set whose blocks cannot all be cached
+    /// (beyond ~2,000 blocks, a few MB) prefetches the records a search may probe next.
+    typename block_type::search search_mode() const noexcept {
+        return skiplist_mode_ && list_.node_count() >= 2048 ? block_type::search::cold
+                                                            : block_type::search::cached;
+    }
+
+    /// Removes a located element (index entry included). Never throws.
+    void erase_found(const position& pos) noexcept {
+        if (!skiplist_mode_) {
+            lp_.erase(list_.allocator(), pos.pos, pos.pos + 1);
+            if (lp_.empty()) release_listpack();
+            return;
+        }
+        index_.erase_slot(pos.slot);
+        const key_view m = pos.b.member_of(pos.r);
+        erase_key_from_list(pos.node, pos.b.position_of(pos.r), pos.b.score_of(pos.r), m);
+        if (list_.size() == 0) clear();
+    }
+
+    /// Changes the score of the located element (present, score differs). Strong guarantee.
+    void update_score(const probe& k, const position& pos, Score given) {
+        if (!skiplist_mode_) {
+            const Score s = stored_score(given, zset::encoding::listpack);
+            move_within(lp_, pos.pos, pos.r, s, k.member);
+            return;
+        }
+        const Score s = given;
+        const size_type i = pos.b.position_of(pos.r);
+        if (stays_in_node(pos.node, i, s, k.member)) {
+            move_within(pos.b, i, pos.r, s, k.member);
+            list_.refresh_first(pos.node);
+            return;
+        }
+        path p;
+        list_.descend([&](const node& n) { return node_before(n, s, k.member); }, p);
+        auto where = list_.locate(p);
+        if (where.target == pos.node) {  // the descent found the same block after all
+            move_within(pos.b, i, pos.r, s, k.member);
+            list_.refresh_first(pos.node);
+            return;
+        }
+        where.pos = list_.block_of(where.target).lower_bound(s, k.member, less_(), search_mode());
+        // Insert the new copy first (may throw: nothing changed yet), then drop the old one and
+        // point the index at the new one. Neither step allocates.
+        const Score old_score = pos.b.score_of(pos.r);
+        const auto placed =
+            list_.insert(p, where, s, k.member, 0, skiplist_limits(), false, repoint());
+        erase_key_from_list(pos.node, i, old_score, k.member);
+        index_.set_address(pos.slot, address{placed.first, placed.second});
+    }
+
+    /// Gives the element at position i (record r) of block b the score s and moves it to its
+    /// place within b. Precondition: its place is in b. Never throws.
+    void move_within(block_type b, size_type i, ref_type r, Score s, key_view m) noexcept {
+        // where (s, m) goes among the others: lower_bound counts the element itself when its old
+        // key is below the new one
+        size_type to = b.lower_bound(s, m, less_());
+        if (to > i) --to;
+        b.set_score_of(r, s);
+        b.move_position(i, to);
+    }
+
+    /// Does (s, m), the new key of the element at position i of node x, still belong in x?
+    /// A cheap test from x's own elements and its successor's cached first score; false
+    /// negatives only cost a descent.
+    bool stays_in_node(node_id x, size_type i, Score s, key_view m) const noexcept {
+        const node& n = list_.at(x);
+        const block_type& b = n.data;
+        const bool lower_ok =
+            x == list_.first() || (i > 0 && element_less(n.first_score, b.member(0), s, m)) ||
+            (i == 0 && b.size() > 1 && element_less(b.score(1), b.member(1), s, m));
+        if (!lower_ok) return false;
+        const node_id next = n.next(0);
+        if (next == list_type::head_id) return true;
+        const node& nn = list_.at(next);
+        return s < nn.first_score || (!(nn.first_score < s) && less_()(m, nn.data.member(0)));
+    }
+
+    // ---- batch add ------------------------------------------------------------------------------
+
+    template <class T>
+    using rebound = typename alloc_traits::template rebind_alloc<T>;
+
+    /// A planned batch add: what each distinct member ends up as. Members are viewed in the
+    /// input (copied into `owned` only when the input yields temporaries); every allocation goes
+    /// through the set's allocator.
+    struct batch_plan {
         struct change {
-            Member member;
+            key_view member;
             std::uint64_t hash;
             std::optional<Score> before;  // score before the batch
             std::optional<Score> after;   // score after every pair for this member
         };
-        std::vector<change> changes;
-        /// Duplicates within the batch, found with the set's own hash and equality.
-        using slot_map = std::unordered_map<key_value, size_type, Hash, KeyEqual>;
-        slot_map slot_of;
+        std::vector<change, rebound<change>> changes;
+        std::vector<std::uint32_t, rebound<std::uint32_t>> slots;  // open addressing: change + 1
+        std::vector<Member, rebound<Member>> owned;
 
-        explicit batch(const sorted_set& s) : slot_of(make_slots(s)) {}
-        static slot_map make_slots(const sorted_set& s) {
-            // Stateless function objects are made afresh: copying an empty object trips g++ 12's
-            // -Wmaybe-uninitialized, and there is no state to carry.
-            if constexpr (std::is_empty_v<Hash> && std::is_empty_v<KeyEqual> &&
-                          std::is_default_constructible_v<Hash> &&
-                          std::is_default_constructible_v<KeyEqual>) {
-                (void)s;
-                return slot_map();
-            } else {
-                return slot_map(0, s.hash_, s.eq_);
-            }
+        explicit batch_plan(const sorted_set& s)
+            : changes(rebound<change>(s.get_allocator())),
+              slots(rebound<std::uint32_t>(s.get_allocator())),
+              owned(rebound<Member>(s.get_allocator())) {}
+
+        static bool adds(const change& c) noexcept { return !c.before && c.after; }
+        static bool moves(const change& c) noexcept {
+            return c.before && c.after && !(*c.before == *c.after);
         }
 
         /// Simulates the pairs member by member (flags only ever look at the member's own
         /// score). Returns ZADD's reply. Allocates; changes nothing in the set.
         template <class ForwardIt>
-        size_type plan(const sorted_set& s, ForwardIt first, ForwardIt last, add_flags flags) {
-            changes.reserve(static_cast<size_type>(std::distance(first, last)));  // keys stay put
-            size_type counted = 0;
-            for (; first != last; ++first) {
-                const key_view m = key_view(first->first);
-                const Score score = static_cast<Score>(first->second);
-                auto found = slot_of.find(key_value(m));
-                if (found == slot_of.end()) {
-                    const std::uint64_t h = s.hash_value(m);
-                    const position pos = s.locate(probe{m, h});
-                    std::optional<Score> cur;
-                    if (pos.n) cur = pos.b.score(pos.i);
-                    changes.push_back(change{Member(m), h, cur, cur});
-                    found =
-                        slot_of
-                            .emplace(key_value(key_view(changes.back().member)), changes.size() - 1)
-                            .first;
-                }
-                std::optional<Score>& after = changes[found->second].after;
-                if (!after) {
-                    if (has(flags, add_flags::xx)) continue;
-                    after = score;
-                    ++counted;
-                    continue;
-                }
-                if (has(flags, add_flags::nx)) continue;
-                if ((has(flags, add_flags::lt) && !(score < *after)) ||
-                    (has(flags, add_flags::gt) && !(score > *after)) || score == *after)
-                    continue;
-                after = score;
-                if (has(flags, add_flags::ch)) ++counted;
+        size_type build(const sorted_set& s, ForwardIt first, ForwardIt last, add_flags flags) {
+            using ref_t = typename std::iterator_traits<ForwardIt>::reference;
+            const auto n = static_cast<size_type>(std::distance(first, last));
+            std::vector<Score, rebound<Score>> scores(rebound<Score>(s.get_allocator()));
+            scores.reserve(n);
+            for (ForwardIt it = first; it != last; ++it)
+                scores.push_back(score_of_pair(it->second));
+            changes.reserve(n);
+            size_type table = 8;
+            while (table < 2 * n) table *= 2;
+            slots.assign(table, 0);
+            if constexpr (!std::is_reference_v<ref_t>) {
+                // the input yields temporaries: keep copies its members can be viewed in
+                owned.reserve(n);
+                for (ForwardIt it = first; it != last; ++it)
+                    owned.emplace_back(key_view(it->first));
+            }
+            size_type counted = 0, i = 0;
+            for (ForwardIt it = first; it != last; ++it, ++i) {
+                key_view m = key_view(it->first);
+                if constexpr (!std::is_reference_v<ref_t>) m = key_view(owned[i]);
+                counted += apply_pair(s, m, scores[i], flags);
             }
             return counted;
         }
-        static bool adds(const change& c) noexcept { return !c.before && c.after; }
-        static bool moves(const change& c) noexcept {
-            return c.before && c.after && !(*c.before == *c.after);
+
+        size_type apply_pair(const sorted_set& s, key_view m, Score score, add_flags flags) {
+            change& c = changes[find_or_add(s, m)];
+            if (!c.after) {
+                if (has(flags, add_flags::xx)) return 0;
+                c.after = score;
+                return 1;
+            }
+            if (has(flags, add_flags::nx)) return 0;
+            if ((has(flags, add_flags::lt) && !(score < *c.after)) ||
+                (has(flags, add_flags::gt) && !(score > *c.after)) || score == *c.after)
+                return 0;
+            c.after = score;
+            return has(flags, add_flags::ch) ? 1 : 0;
         }
-        /// Is (m, s) the new copy of a member this batch updates?
-        bool is_new_copy(key_view m, Score s) const {
-            const auto it = slot_of.find(key_value(m));
-            return it != slot_of.end() && moves(changes[it->second]) &&
-                   *changes[it->second].after == s;
+
+        /// The change for member m, added (with its current score) on first sight.
+        size_type find_or_add(const sorted_set& s, key_view m) {
+            const std::uint64_t h = s.hash_value(m);
+            const size_type mask = slots.size() - 1;
+            for (size_type i = static_cast<size_type>(h) & mask;; i = (i + 1) & mask) {
+                if (slots[i] == 0) {
+                    const position pos = s.locate(probe{m, h});
+                    std::optional<Score> cur;
+                    if (pos) cur = pos.b.score_of(pos.r);
+                    changes.push_back(change{m, h, cur, cur});
+                    slots[i] = static_cast<std::uint32_t>(changes.size());
+                    return changes.size() - 1;
+                }
+                const change& c = changes[slots[i] - 1];
+                if (c.hash == h && s.eq_()(c.member, m)) return slots[i] - 1;
+            }
         }
     };
 
-    void apply_batch(batch& b) {
-        size_type added = 0, longest = 0;
-        for (const auto& c : b.changes)
-            if (batch::adds(c)) {
-                ++added;
-                longest = std::max(longest, detail::member_size<Member>(key_view(c.member)));
-            }
-        // Convert first if the batch will need it (sizes only grow during a batch add, so this
-        // is exactly when applying the pairs one by one would). The old listpack is kept in
-        // `previous` until the batch has succeeded.
-        sorted_set previous(opts_, get_allocator());
-        bool converted_now = false;
-        if (!skiplist_mode_ && added > 0 &&
-            (size() + added > opts_.max_listpack_entries || longest > opts_.max_listpack_value)) {
-            sorted_set converted = skiplist_copy();
-            swap_contents(converted);
-            previous.swap_contents(converted);
-            converted_now = true;
+    void apply_batch(const batch_plan& plan) {
+        if (!skiplist_mode_) {
+            // A listpack is small: apply the changes one by one to a copy (converted first if
+            // the batch will need it: sizes only grow during a batch add, so this is exactly
+            // when applying the pairs one by one would), then take the copy.
+            sorted_set work =
+                needs_conversion(plan) ? skiplist_copy() : sorted_set(*this, get_allocator());
+            for (const auto& c : plan.changes) work.apply_change_in_place(c);
+            take(work);
+            return;
         }
-        transit_ = &b;
         size_type done = 0;
         ZSET_TRY {
-            if (skiplist_mode_) index_.reserve(size() + added);
-            for (auto& c : b.changes) {
-                if (!batch::adds(c) && !batch::moves(c)) {
-                    ++done;
-                    continue;
-                }
-                const probe k{key_view(c.member), c.hash};
-                if (batch::adds(c))
-                    insert_new(k, *c.after, false);  // conversion was settled above
-                else
-                    insert_element(k, *c.after);
+            index_.reserve(size() + count_adds(plan));
+            for (const auto& c : plan.changes) {
+                apply_change_beside(c);
                 ++done;
             }
         }
         ZSET_CATCH_ALL {
-            transit_ = nullptr;
-            if (converted_now) {
-                swap_contents(previous);  // back to the untouched listpack
-            } else {
-                for (size_type i = done; i-- > 0;) {
-                    const auto& c = b.changes[i];
-                    if (batch::adds(c)) {
-                        const position pos = locate(probe{key_view(c.member), c.hash});
-                        erase_at(pos.n, pos.i, pos.i + 1);
-                    } else if (batch::moves(c)) {
-                        const position pos = find_element(*c.after, key_view(c.member));
-                        erase_in_list(pos.n, pos.i, pos.i + 1);
-                    }
-                }
-            }
+            undo_changes(plan, done);
             ZSET_RETHROW;
         }
-        transit_ = nullptr;
-        // Commit: drop the replaced elements and point the index at the new ones. No allocation.
-        for (const auto& c : b.changes) {
-            if (!batch::moves(c)) continue;
-            const key_view m = key_view(c.member);
-            const position old_pos = find_copy(m, c.hash, *c.before);
-            const std::uint32_t old_id = old_pos.n->id;
-            erase_in_list(old_pos.n, old_pos.i, old_pos.i + 1);
-            if (skiplist_mode_) {
-                const position now = find_element(*c.after, m);
-                index_.replace(index_type::tag_of(c.hash), old_id, now.n->id);
+        for (const auto& c : plan.changes)
+            if (batch_plan::moves(c)) commit_move(c);
+    }
+
+    static size_type count_adds(const batch_plan& plan) noexcept {
+        size_type added = 0;
+        for (const auto& c : plan.changes) added += batch_plan::adds(c) ? 1 : 0;
+        return added;
+    }
+
+    /// Would applying the plan to this listpack-mode set convert it?
+    bool needs_conversion(const batch_plan& plan) const noexcept {
+        size_type added = 0, units = 0, longest = 0;
+        for (const auto& c : plan.changes) {
+            if (!batch_plan::adds(c)) continue;
+            ++added;
+            units += block_type::units_for(c.member);
+            longest = std::max(longest, detail::member_size<Member>(c.member));
+        }
+        return added > 0 &&
+               (size() + added > opts_.max_listpack_entries || longest > opts_.max_listpack_value ||
+                !listpack_can_take(added, units));
+    }
+
+    /// Applies one planned change with the single-element operations (on a copy).
+    void apply_change_in_place(const typename batch_plan::change& c) {
+        const probe k{c.member, c.hash};
+        if (batch_plan::adds(c)) {
+            insert_new(k, *c.after, false);
+        } else if (batch_plan::moves(c)) {
+            update_score(k, locate(k), *c.after);
+        }
+    }
+
+    /// Applies one planned change in skiplist mode: a new member is inserted (index entry
+    /// included); an updated member gets a second, unindexed copy at its new score. Strong
+    /// guarantee.
+    void apply_change_beside(const typename batch_plan::change& c) {
+        const probe k{c.member, c.hash};
+        if (batch_plan::adds(c))
+            insert_new(k, *c.after, false);
+        else if (batch_plan::moves(c))
+            insert_element(k, *c.after);
+    }
+
+    /// Takes back the first `done` changes of a batch that failed (skiplist mode). Never throws.
+    void undo_changes(const batch_plan& plan, size_type done) noexcept {
+        for (size_type i = done; i-- > 0;) {
+            const auto& c = plan.changes[i];
+            if (batch_plan::adds(c)) {
+                const position pos = locate(probe{c.member, c.hash});
+                index_.erase_slot(pos.slot);
+                erase_from_list(pos.node, pos.b.position_of(pos.r));
+            } else if (batch_plan::moves(c)) {
+                const auto [x, at] = find_element(*c.after, c.member);
+                erase_from_list(x, at);
             }
         }
     }
 
-    /// The element (s, m), found by descending the skiplist (not through the index).
-    position find_element(Score s, key_view m) const noexcept {
+    /// Drops the old copy of a member the batch moved and points the index at the new one
+    /// (skiplist mode). Never throws.
+    void commit_move(const typename batch_plan::change& c) noexcept {
+        // the index entry still points at the old copy (re-pointing goes by exact address)
+        const position old_copy = locate(probe{c.member, c.hash});
+        erase_from_list(old_copy.node, old_copy.b.position_of(old_copy.r));
+        const auto [x, at] = find_element(*c.after, c.member);
+        index_.set_address(old_copy.slot, address{x, list_.block_of(x).ref(at)});
+    }
+
+    /// The element (s, m), found by descending the skiplist (not through the index): its node
+    /// and position.
+    std::pair<node_id, size_type> find_element(Score s, key_view m) const noexcept {
         path p;
-        list_.descend([&](const node* n) { return node_before(n, s, m); }, p);
-        const node* x = p.at[0] == list_.head() ? list_.first() : p.at[0];
-        size_type i = x->data.lower_bound(s, m, less_);
-        if (i == x->data.size()) {
-            x = x->next(0);
+        list_.descend([&](const node& n) { return node_before(n, s, m); }, p);
+        node_id x = p.at[0] == list_type::head_id ? list_.first() : p.at[0];
+        size_type i = list_.block_of(x).lower_bound(s, m, less_());
+        if (i == list_.block_of(x).size()) {
+            x = list_.at(x).next(0);
             i = 0;
         }
         return {x, i};
     }
 
-    /// The copy of member m whose score is s, found through the index (or the listpack scan).
-    position find_copy(key_view m, std::uint64_t h, Score s) const noexcept {
-        const std::uint8_t fp = fingerprint_of(h);
-        if (!skiplist_mode_) {
-            const node* n = list_.first();
-            return {n, n->data.find_exact(m, s, fp, eq_)};
-        }
-        position found{nullptr, 0};
-        index_.find(index_type::tag_of(h), [&](std::uint32_t cand) {
-            const node* n = list_.by_id(cand);
-            const size_type j = n->data.find_exact(m, s, fp, eq_);
-            if (j == block_type::npos) return false;
-            found = {n, j};
-            return true;
-        });
-        return found;
-    }
+    // ---- range removal and copies ---------------------------------------------------------------
 
-    /// Exchanges elements and encoding with other (same allocator). Never throws.
-    void swap_contents(sorted_set& other) noexcept {
-        list_.swap(other.list_);
-        index_.swap(other.index_);
-        std::swap(skiplist_mode_, other.skiplist_mode_);
-    }
-
-    /// Removes [first, last) of node x from the list only. Never throws.
-    void erase_in_list(const node* x, size_type first, size_type last) noexcept {
-        path p;
-        if (x == list_.first()) {
-            // nothing precedes the first node: its predecessors are the head at every level
-            // (ZPOPMIN and friends skip the search)
-            list_.descend([](const node*) { return false; }, p);
-        } else {
-            const auto fx = first_key(x);
-            list_.descend([&](const node* n) { return node_before(n, fx.first, fx.second); }, p);
-        }
-        list_.erase(p, mut(x), first, last);
-    }
-
-    /// Removes [first, last) of node x from the list and the index. Never throws.
-    void erase_at(const node* x, size_type first, size_type last) noexcept {
-        if (skiplist_mode_) {
-            for (size_type i = first; i < last; ++i)
-                index_.erase(index_type::tag_of(hash_value(x->data.member(i))), x->id);
-        }
-        release(x, first, last);
-    }
-    /// Removes [first, last) of node x from the list, already out of the index; an emptied
-    /// set returns to its initial state (listpack mode, nothing allocated). Never throws.
-    void release(const node* x, size_type first, size_type last) noexcept {
-        erase_in_list(x, first, last);
-        if (empty()) clear();
-    }
-
-    /// Removes ranks [lo, hi). O(log n * blocks + m). Never throws.
+    /// Removes ranks [lo, hi) (index entries included). O(log n * blocks + m). Never throws.
     size_type erase_ranks(size_type lo, size_type hi) noexcept {
-        size_type remaining = hi > lo ? hi - lo : 0;
-        const size_type removed = remaining;
+        const size_type removed = hi > lo ? hi - lo : 0;
+        if (removed == 0) return 0;
+        if (!skiplist_mode_) {
+            lp_.erase(list_.allocator(), lo, hi);
+            if (lp_.empty()) release_listpack();
+            return removed;
+        }
+        size_type remaining = removed;
         while (remaining > 0) {
-            const auto [n, i] = list_.nth(lo);
-            const size_type here = std::min(remaining, n->data.size() - i);
-            erase_at(n, i, i + here);
+            const auto [x, i] =
+                lo == 0 ? std::pair<node_id, size_type>{list_.first(), 0} : list_.nth(lo);
+            const block_type b = list_.block_of(x);
+            const size_type here = std::min(remaining, b.size() - i);
+            for (size_type j = i; j < i + here; ++j) {
+                const key_view m = b.member(j);
+                index_.erase_slot(
+                    index_.find_exact(index_type::tag_of(hash_value(m)), address{x, b.ref(j)}));
+            }
+            path p;
+            list_.predecessors(x, p);
+            list_.erase(p, x, i, i + here);
             remaining -= here;
         }
+        if (list_.size() == 0) clear();
         return removed;
     }
 
-    std::vector<value_type> copy_ranks(size_type lo, size_type hi, bool descending) const {
-        std::vector<value_type> out;
-        out.reserve(hi - lo);
-        for (auto it = nth(lo); out.size() < hi - lo; ++it) out.push_back(owned(*it));
-        if (descending) std::reverse(out.begin(), out.end());
+    enum class end_of_set { low, high };
+
+    /// ZPOPMIN / ZPOPMAX: copies the elements out first, then removes them block by block
+    /// from the chosen end (no search: the first node's predecessors are the head).
+    value_vector pop(size_type count, end_of_set from) {
+        modified();
+        const size_type n = std::min(count, size());
+        value_vector out{typename value_vector::allocator_type(get_allocator())};
+        out.reserve(n);
+        if (from == end_of_set::low) {
+            for (auto it = begin(); out.size() < n; ++it) out.push_back(owned(*it));
+            erase_ranks(0, n);
+        } else {
+            for (auto it = end(); out.size() < n;) out.push_back(owned(*--it));
+            erase_ranks(size() - n, size());
+        }
         return out;
     }
-    static value_type owned(const reference& e) { return value_type(Member(e.member), e.score); }
+    static value_type owned(const reference& e) {
+        return value_type(Member(e.member), e.score);
+    }
 
     // ---- rank arithmetic ------------------------------------------------------------------------
 
@@ -1184,20 +1552,21 @@ private:
     template <class GoesBefore>
     size_type count_before(const GoesBefore& goes_before) const noexcept {
         if (empty()) return 0;
+        const auto in_block = [&](block_type b) {
+            return b.partition_point([&](size_type j) {
+                const ref_type r = b.ref(j);
+                return goes_before(b.score_of(r), [b, r]() -> key_view { return b.member_of(r); });
+            });
+        };
+        if (!skiplist_mode_) return in_block(lp_);
         path p;
         list_.descend(
-            [&](const node* n) {
-                return goes_before(n->first_score,
-                                   [n]() -> key_view { return n->data.member_at(0, 0); });
+            [&](const node& n) {
+                return goes_before(n.first_score, [&n]() -> key_view { return n.data.member(0); });
             },
             p);
-        const node* x = p.at[0];
-        if (x == list_.head()) return 0;
-        const size_type i = x->data.partition_point([&](size_type j) {
-            return goes_before(x->data.score(j),
-                               [x, j]() -> key_view { return x->data.member(j); });
-        });
-        return p.rank[0] + i;
+        if (p.at[0] == list_type::head_id) return 0;
+        return p.rank[0] + in_block(list_.block_of(p.at[0]));
     }
 
     std::pair<size_type, size_type> score_ranks(const score_range<Score>& r) const noexcept {
@@ -1213,38 +1582,30 @@ private:
         return {lo, std::max(lo, hi)};
     }
 
-    std::pair<size_type, size_type> lex_ranks(const lex_range<lex_key>& r) const noexcept {
+    /// Does member m order before the end of a lex range at bound b? `lower` selects the
+    /// meaning of an inclusive / exclusive bound: before its start (min) or before its end (max).
+    bool before_lex_bound(key_view m, const lex_bound<lex_key>& b, bool lower) const noexcept {
         using kind = typename lex_bound<lex_key>::kind;
-        const auto before_min = [&](Score, const auto& member_of) {
-            const key_view m = member_of();
-            switch (r.min.type) {
-            case kind::inclusive:
-                return less_(m, key_view(r.min.value));
-            case kind::exclusive:
-                return !less_(key_view(r.min.value), m);
-            case kind::minus_infinity:
-                return false;
-            case kind::plus_infinity:
-                return true;
-            }
+        switch (b.type) {
+        case kind::inclusive:
+            return lower ? less_()(m, key_view(b.value)) : !less_()(key_view(b.value), m);
+        case kind::exclusive:
+            return lower ? !less_()(key_view(b.value), m) : less_()(m, key_view(b.value));
+        case kind::minus_infinity:
             return false;
-        };
-        const auto before_max_end = [&](Score, const auto& member_of) {
-            const key_view m = member_of();
-            switch (r.max.type) {
-            case kind::inclusive:
-                return !less_(key_view(r.max.value), m);
-            case kind::exclusive:
-                return less_(m, key_view(r.max.value));
-            case kind::minus_infinity:
-                return false;
-            case kind::plus_infinity:
-                return true;
-            }
-            return false;
-        };
-        const size_type lo = count_before(before_min);
-        const size_type hi = count_before(before_max_end);
+        case kind::plus_infinity:
+            return true;
+        }
+        return false;
+    }
+
+    std::pair<size_type, size_type> lex_ranks(const lex_range<lex_key>& r) const noexcept {
+        const size_type lo = count_before([&](Score, const auto& member_of) {
+            return before_lex_bound(member_of(), r.min, true);
+        });
+        const size_type hi = count_before([&](Score, const auto& member_of) {
+            return before_lex_bound(member_of(), r.max, false);
+        });
         return {lo, std::max(lo, hi)};
     }
 
@@ -1296,11 +1657,13 @@ private:
     bool fits_listpack(It first, It last, size_type n) const {
         if (n == 0) return true;
         if (n > opts_.max_listpack_entries) return false;
-        for (; first != last; ++first)
-            if (detail::member_size<Member>(key_view(element_member(*first))) >
-                opts_.max_listpack_value)
-                return false;
-        return true;
+        size_type units = 0;
+        for (; first != last; ++first) {
+            const key_view m = key_view(element_member(*first));
+            if (detail::member_size<Member>(m) > opts_.max_listpack_value) return false;
+            units += block_type::units_for(m);
+        }
+        return block_type::can_hold(n, units);
     }
 
     template <class E>
@@ -1315,93 +1678,174 @@ private:
         if constexpr (std::is_same_v<E, reference>)
             return e.score;
         else
-            return static_cast<Score>(e.second);
+            return score_of_pair(e.second);
     }
 
     /// Fills this (empty) set from sorted unique elements, in the given encoding. Strong
     /// guarantee: on exception this stays empty.
     template <class It>
     void build_from(It first, It last, size_type n, bool as_skiplist) {
+        if (n == 0) return;
+        if (as_skiplist)
+            build_skiplist(first, last, n);
+        else
+            build_listpack(first, last, n);
+    }
+
+    template <class It>
+    void build_listpack(It first, It last, size_type n) {
+        const Allocator& alloc = list_.allocator();
+        size_type units = 0;
+        for (It it = first; it != last; ++it)
+            units += block_type::units_for(key_view(element_member(*it)));
+        block_type b =
+            block_type::create(alloc, block_type::grown(n), block_type::grown_area(units), true);
+        ZSET_TRY {
+            fill_block(b, first, last, zset::encoding::listpack);
+        }
+        ZSET_CATCH_ALL {
+            block_type::destroy(alloc, b);
+            ZSET_RETHROW;
+        }
+        lp_ = b;
+        skiplist_mode_ = false;
+    }
+
+    /// Appends the elements [first, last) to block b in order. Strong guarantee for b's owner:
+    /// on exception b holds a prefix of them (destroyed by the caller).
+    template <class It>
+    void fill_block(block_type b, It first, It last, zset::encoding mode) const {
+        const Allocator& alloc = list_.allocator();
+        for (It it = first; it != last; ++it) {
+            const key_view m = key_view(element_member(*it));
+            const ref_type r = b.append_record(alloc, stored_score(element_score(*it), mode), m);
+            b.link(b.size(), r, fingerprint_of(hash_value(m)));
+        }
+    }
+
+    template <class It>
+    void build_skiplist(It first, It last, size_type n) {
         list_type fresh(get_allocator());
         index_type fresh_index(get_allocator());
-        if (as_skiplist) fresh_index.reserve(n);
-        const size_type max_entries = as_skiplist ? block_max_entries : n;
-        const size_type max_bytes =
-            as_skiplist ? block_max_bytes : std::numeric_limits<size_type>::max();
+        fresh_index.reserve(n);
         while (first != last) {
-            // one block: up to max_entries elements and (softly) max_bytes member bytes
+            // one block: up to block_max_entries elements and (softly) block_max_bytes of records
             It chunk_end = first;
-            size_type count = 0, heap = 0;
-            while (chunk_end != last && count < max_entries) {
-                const size_type need = block_type::heap_need(key_view(element_member(*chunk_end)));
-                if (count > 0 && heap + need > max_bytes) break;
-                heap += need;
+            size_type count = 0, units = 0;
+            while (chunk_end != last && count < block_max_entries) {
+                const size_type need = block_type::units_for(key_view(element_member(*chunk_end)));
+                if (count > 0 && units + need > block_max_bytes) break;
+                units += need;
                 ++count;
                 ++chunk_end;
             }
-            node* made = fresh.append_node(
-                count, heap, as_skiplist ? list_type::max_level : 1, [&](block_type b) {
-                    for (It it = first; it != chunk_end; ++it) {
-                        const key_view m = key_view(element_member(*it));
-                        const std::uint8_t fp = fingerprint_of(hash_value(m));
-                        const Score sc = stored_score(element_score(*it),
-                                                      as_skiplist ? zset::encoding::skiplist
-                                                                  : zset::encoding::listpack);
-                        if constexpr (byte_members)
-                            b.insert(b.size(), sc, m, fp);
-                        else
-                            b.insert_object(b.size(), sc, Member(m), fp);
-                    }
-                });
-            if (as_skiplist) {
-                for (size_type i = 0; i < made->data.size(); ++i)
-                    fresh_index.insert(index_type::tag_of(hash_value(made->data.member(i))),
-                                       made->id);
-            }
+            const node_id made =
+                fresh.append_node(block_type::grown(count), block_type::grown_area(units),
+                                  list_type::max_level, false, [&](block_type b) {
+                                      fill_block(b, first, chunk_end, zset::encoding::skiplist);
+                                  });
+            const block_type b = fresh.block_of(made);
+            for (size_type i = 0; i < b.size(); ++i)
+                fresh_index.insert(index_type::tag_of(hash_value(b.member(i))),
+                                   address{made, b.ref(i)});
             first = chunk_end;
         }
+        release_listpack();
         list_.swap(fresh);
         index_.swap(fresh_index);
-        skiplist_mode_ = as_skiplist && n > 0;
+        skiplist_mode_ = true;
     }
 
     /// A copy of this set in skiplist mode (same allocator, options and functors). O(n).
     sorted_set skiplist_copy() const {
-        sorted_set converted(opts_, get_allocator());
-        converted.hash_ = hash_;
-        converted.eq_ = eq_;
-        converted.less_ = less_;
-        converted.build_from(begin(), end(), size(), true);
+        sorted_set converted(opts_, hash_(), eq_(), less_(), get_allocator());
+        converted.build_skiplist(begin(), end(), size());
         converted.skiplist_mode_ = true;
         return converted;
     }
 
+    /// Frees the listpack block, if any. Never throws.
+    void release_listpack() noexcept {
+        block_type::destroy(list_.allocator(), lp_);
+        lp_ = block_type();
+    }
+
+    void set_allocators(const Allocator& a) noexcept {
+        list_.set_allocator(a);
+        index_.set_allocator(a);
+    }
+
+    /// Exchanges elements and encoding with other (same allocator). Never throws.
+    void swap_contents(sorted_set& other) noexcept {
+        list_.swap(other.list_);
+        index_.swap(other.index_);
+        std::swap(lp_, other.lp_);
+        std::swap(skiplist_mode_, other.skiplist_mode_);
+    }
+
     /// Takes other's contents (same allocator). Never throws.
     void take(sorted_set& other) noexcept {
+        modified();
         list_.steal(other.list_);
         index_.release();
         index_.swap(other.index_);
+        release_listpack();
+        lp_ = std::exchange(other.lp_, block_type());
         opts_ = other.opts_;
         skiplist_mode_ = std::exchange(other.skiplist_mode_, false);
-        hash_ = other.hash_;  // a stateful hash (e.g. seeded) must travel with the elements
-        eq_ = other.eq_;
-        less_ = other.less_;
+        fn_ = other.fn_;  // a stateful hash (e.g. seeded) must travel with the elements
+    }
+
+    // ---- validation -----------------------------------------------------------------------------
+
+    bool validate_listpack() const {
+        if (list_.node_count() != 0 || index_.size() != 0) return false;
+        if (!lp_) return true;
+        if (lp_.empty() || !lp_.validate() || !lp_.fingerprinted()) return false;
+        for (size_type i = 0; i < lp_.size(); ++i) {
+            if (lp_.fingerprint(i) != fingerprint_of(hash_value(lp_.member(i)))) return false;
+            if constexpr (std::is_floating_point_v<Score>)
+                if (lp_.score(i) == Score(0) && std::signbit(lp_.score(i))) return false;
+        }
+        return true;
+    }
+
+    bool validate_skiplist() const {
+        if (lp_ || !list_.validate() || list_.size() == 0) return false;
+        if (index_.size() != size() || !index_.validate()) return false;
+        bool ok = true;
+        index_.for_each([&](std::uint32_t tag, address a) {
+            const node& n = list_.at(a.node);
+            if (n.height == 0 || !n.data) {
+                ok = false;
+                return;
+            }
+            const size_type i = n.data.position_of(a.ref);
+            ok = ok && i < n.data.size() &&
+                 index_type::tag_of(hash_value(n.data.member_of(a.ref))) == tag;
+        });
+        for (node_id x = list_.first(); ok && x != list_type::head_id; x = list_.at(x).next(0))
+            ok =
+                list_.block_of(x).size() <= block_max_entries && !list_.block_of(x).fingerprinted();
+        return ok;
     }
 
     options opts_;
-    list_type list_;
-    index_type index_;
+    list_type list_;    // skiplist mode; its allocator is the set's
+    index_type index_;  // skiplist mode
+    block_type lp_{};   // listpack mode (null while empty)
     bool skiplist_mode_ = false;
-    const batch* transit_ = nullptr;  // the batch add in progress, if any
-    Hash hash_{};
-    KeyEqual eq_{};
-    Compare less_{};
+#if ZSET_DEBUG
+    std::uint64_t generation_ = 0;  // counts modifications (checked iterators)
+#endif
+    // Hash, KeyEqual, Compare: a tuple, so empty function objects take no space.
+    std::tuple<Hash, KeyEqual, Compare> fn_{};
 };
 
 #if defined(ZSET_HAS_MEMORY_RESOURCE)
 namespace pmr {
-/// zset::sorted_set on a std::pmr::memory_resource: blocks, nodes, the node table and the
-/// index all come from the resource given at construction.
+/// zset::sorted_set on a std::pmr::memory_resource: blocks, node pool, index and batch
+/// bookkeeping all come from the resource given at construction.
 template <class Member = std::string, class Score = double, class Hash = zset::hash<Member>,
           class KeyEqual = std::equal_to<>, class Compare = std::less<>>
 using sorted_set = zset::sorted_set<Member, Score, Hash, KeyEqual, Compare,
@@ -1410,3 +1854,22 @@ using sorted_set = zset::sorted_set<Member, Score, Hash, KeyEqual, Compare,
 #endif
 
 }  // namespace zset
+
+template <class MemberView, class Score>
+struct std::tuple_size<zset::element<MemberView, Score>> : std::integral_constant<std::size_t, 2> {
+};
+template <class MemberView, class Score>
+struct std::tuple_element<0, zset::element<MemberView, Score>> {
+    using type = MemberView;
+};
+template <class MemberView, class Score>
+struct std::tuple_element<1, zset::element<MemberView, Score>> {
+    using type = Score;
+};
+
+#if defined(__cpp_lib_ranges)
+template <class Iterator>
+inline constexpr bool std::ranges::enable_borrowed_range<zset::range_view<Iterator>> = true;
+template <class Iterator>
+inline constexpr bool std::ranges::enable_view<zset::range_view<Iterator>> = true;
+#endif

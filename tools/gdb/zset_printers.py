@@ -11,10 +11,10 @@
 #
 # `set print zset-elements N` changes how many elements are shown (default 10, 0 = unlimited).
 #
-# The printers read the container's private layout (see include/zset/detail/listpack.hpp and
+# The printers read the container's private layout (see include/zset/detail/block.hpp and
 # skiplist.hpp) and must match the zset version they are used with. Members that are
-# std::string are decoded from a block's byte heap; other member types are read as the object
-# array the block stores and printed by gdb. When a layout cannot be decoded (missing debug
+# std::string are decoded from a block's records; other member types are read as the objects
+# the block stores and printed by gdb. When a layout cannot be decoded (missing debug
 # information, unexpected types, a set that is not constructed yet) the printer falls back to
 # the size and the encoding.
 #
@@ -26,7 +26,7 @@ import gdb
 import gdb.printing
 
 _DEFAULT_LIMIT = 10
-_LONG_LENGTH = 255  # length byte of a member of 255 bytes or more: a 4-byte length precedes it
+_LONG_LENGTH = 255  # length byte of a member of 255 bytes or more: stored out of line
 
 
 class _ElementLimit(gdb.Parameter):
@@ -86,12 +86,14 @@ def _field_type(struct_type, name):
 
 
 class _BlockLayout(object):
-    """Types of one block instantiation; see detail/listpack.hpp. One allocation holds
+    """Types of one block instantiation; see detail/block.hpp. One allocation holds
 
-        std::string members: [header][fingerprints: u8 x cap][lengths: u8 x cap][scores][heap]
-        other members:       [header][fingerprints: u8 x cap][scores][members: Member x cap]
+        [header][record area][order: u16 x capacity][fingerprints: u8 x capacity, listpack]
 
-    with the scores aligned for Score and the members for Member (cap = header.capacity).
+    The order array lists record refs in (score, member) order. std::string members: a record
+    at byte offset `ref` of the area is [score][length byte][bytes], or for a member of 255
+    bytes or more [score][255][u32 length][char* bytes]. Other members: cell number `ref` is
+    [score][member] (the member at least 2 bytes in, aligned).
     """
 
     def __init__(self, block_type):
@@ -99,44 +101,25 @@ class _BlockLayout(object):
         self.member_type = block_type.template_argument(1).strip_typedefs()
         self.byte_members = _is_byte_string(self.member_type)
         self.header_size = _field_type(block_type, "h_").target().sizeof
-        self.score_align = _alignof(self.score_type)
-        self.member_align = 1 if self.byte_members else _alignof(self.member_type)
+        score_size = self.score_type.sizeof
+        if self.byte_members:
+            self.records_offset = self.header_size
+            self.unit = 1
+        else:
+            cell_align = max(_alignof(self.score_type), _alignof(self.member_type))
+            self.member_offset = _align_up(max(score_size, 2), _alignof(self.member_type))
+            self.unit = _align_up(self.member_offset + self.member_type.sizeof, cell_align)
+            self.records_offset = _align_up(self.header_size, cell_align)
         self.uchar_ptr = gdb.lookup_type("unsigned char").pointer()
         self.char_ptr = gdb.lookup_type("char").pointer()
+        self.u16_ptr = gdb.lookup_type("unsigned short").pointer()
         self.u32_ptr = gdb.lookup_type("unsigned int").pointer()
-        if self.u32_ptr.target().sizeof != 4:
-            raise gdb.GdbError("zset: no 4-byte unsigned int")
-
-
-class _Layout(_BlockLayout):
-    """A skiplist's node layout on top of its block layout (see detail/skiplist.hpp).
-
-    The head sentinel `head_` is allocated with the first node (nullptr while the set has
-    never held an element, or after clear()); it has no block. A node's links follow the node
-    header in the same allocation, and a link starts with its `next` pointer, so the level-0
-    successor of node n is the node* stored at (char*)n + sizeof(node). Level 0 is circular
-    through the head.
-    """
-
-    def __init__(self, skiplist):
-        node_ptr = _field_type(skiplist.type.strip_typedefs(), "head_")
-        if node_ptr.code != gdb.TYPE_CODE_PTR:
-            raise gdb.GdbError("zset: unexpected skiplist layout")
-        node_type = node_ptr.target().strip_typedefs()
-        super(_Layout, self).__init__(_field_type(node_type, "data"))
-        self.node_size = node_type.sizeof
-        self.next_ptr = node_ptr.pointer()
-
-    def first(self, head):
-        return self.next0(head)
-
-    def next0(self, node):
-        """Level-0 successor of `node` (a node*)."""
-        return (node.cast(self.uchar_ptr) + self.node_size).cast(self.next_ptr).dereference()
+        if self.u32_ptr.target().sizeof != 4 or self.u16_ptr.target().sizeof != 2:
+            raise gdb.GdbError("zset: unexpected integer sizes")
 
 
 class _Block(object):
-    """One block (a run of elements in one allocation); see detail/listpack.hpp."""
+    """One block; see detail/block.hpp."""
 
     def __init__(self, layout, data):
         self.layout = layout
@@ -146,90 +129,86 @@ class _Block(object):
             return
         header = h.dereference()
         self.size = int(header["size"])
-        self.capacity = int(header["capacity"])
-        self.heap_used = int(header["heap_used"])
-        if self.size > self.capacity:
+        self.used = int(header["used"])
+        area = int(header["area"])
+        if self.size > int(header["capacity"]) or self.used > area:
             raise gdb.GdbError("zset: corrupt block header")
         self.base = h.cast(layout.uchar_ptr)
-        cap = self.capacity
-        fingerprints_offset = layout.header_size
-        metadata_end = fingerprints_offset + cap * (2 if layout.byte_members else 1)
-        scores_offset = _align_up(metadata_end, layout.score_align)
-        scores_end = scores_offset + cap * layout.score_type.sizeof
-        self.scores = (self.base + scores_offset).cast(layout.score_type.pointer())
-        if layout.byte_members:
-            self.lengths = self.base + fingerprints_offset + cap
-            self.heap = self.base + scores_end
-            self._check_heap(int(header["long_members"]))
-        else:
-            members_offset = _align_up(scores_end, layout.member_align)
-            self.members = (self.base + members_offset).cast(layout.member_type.pointer())
+        self.records = self.base + layout.records_offset
+        order_offset = _align_up(layout.records_offset + area * layout.unit, 2)
+        self.order = (self.base + order_offset).cast(layout.u16_ptr)
 
-    def _check_heap(self, long_members):
-        """The length bytes must account for exactly heap_used bytes and long_members long
-        records: a cheap check that the layout assumed here is the library's."""
-        offset = longs = 0
-        lengths = gdb.selected_inferior().read_memory(int(self.lengths), self.size).tobytes()
-        for length in bytearray(lengths):
-            if length == _LONG_LENGTH:
-                longs += 1
-                length = 4 + int((self.heap + offset).cast(self.layout.u32_ptr).dereference())
-            offset += length
-            if offset > self.heap_used:
-                break
-        if offset != self.heap_used or longs != long_members:
+    def element(self, pos):
+        """The (member, score) at position `pos` in order."""
+        layout = self.layout
+        ref = int(self.order[pos])
+        if ref >= self.used:
             raise gdb.GdbError("zset: block layout not recognized")
+        record = self.records + ref * layout.unit
+        score = record.cast(layout.score_type.pointer()).dereference()
+        if not layout.byte_members:
+            member = (record + layout.member_offset).cast(layout.member_type.pointer())
+            return member.dereference(), score
+        length_at = record + layout.score_type.sizeof
+        length = int(length_at.dereference())
+        if length != _LONG_LENGTH:
+            if ref + layout.score_type.sizeof + 1 + length > self.used:
+                raise gdb.GdbError("zset: block layout not recognized")
+            return (length_at + 1).cast(layout.char_ptr).lazy_string(length=length), score
+        long_length = int((length_at + 1).cast(layout.u32_ptr).dereference())
+        data = (length_at + 5).cast(layout.char_ptr.pointer()).dereference()
+        return data.lazy_string(length=long_length), score
 
     def elements(self):
         """Yields (member, score) for every element, in order."""
-        offset = 0
-        for i in range(self.size):
-            score = self.scores[i]
-            if self.layout.byte_members:
-                length = int(self.lengths[i])
-                start = offset
-                if length == _LONG_LENGTH:
-                    length = int((self.heap + offset).cast(self.layout.u32_ptr).dereference())
-                    start += 4
-                    offset += 4
-                offset += length
-                if offset > self.heap_used:
-                    raise gdb.GdbError("zset: corrupt block heap")
-                member = (self.heap + start).cast(self.layout.char_ptr).lazy_string(
-                    length=length)
-                yield member, score
-            else:
-                yield self.members[i], score
-
-    def element(self, index, offset):
-        """The (member, score) of element `index` whose heap record starts at `offset`."""
-        score = self.scores[index]
-        if not self.layout.byte_members:
-            return self.members[index], score
-        length = int(self.lengths[index])
-        start = offset
-        if length == _LONG_LENGTH:
-            length = int((self.heap + offset).cast(self.layout.u32_ptr).dereference())
-            start += 4
-        return (self.heap + start).cast(self.layout.char_ptr).lazy_string(length=length), score
+        for pos in range(self.size):
+            yield self.element(pos)
 
 
-def _walk(layout, skiplist, limit):
-    """Yields up to `limit` (member, score) pairs in order (None = all)."""
-    head = skiplist["head_"]
-    if int(head) == 0:
-        return
+def _walk(val, limit):
+    """Yields up to `limit` (member, score) pairs of set `val` in order (None = all)."""
     produced = 0
-    node = layout.first(head)
-    nodes_left = int(skiplist["nodes_"])
-    while int(node) != int(head) and nodes_left > 0:
-        nodes_left -= 1
-        for member, score in _Block(layout, node.dereference()["data"]).elements():
+    for block in _blocks(val):
+        for member, score in block.elements():
             if limit is not None and produced >= limit:
                 return
             produced += 1
             yield member, score
-        node = layout.next0(node)
+
+
+def _blocks(val):
+    """The set's blocks in order: the listpack block, or the skiplist nodes' blocks."""
+    if not bool(val["skiplist_mode_"]):
+        lp = val["lp_"]
+        if int(lp["h_"]) != 0:
+            yield _Block(_BlockLayout(lp.type.strip_typedefs()), lp)
+        return
+    skiplist = val["list_"]
+    nodes = skiplist["nodes_"]
+    if int(nodes) == 0:
+        return
+    layout = None
+    node = _next0(nodes, 0)
+    nodes_left = int(skiplist["count_"])
+    while node != 0 and nodes_left > 0:
+        nodes_left -= 1
+        data = nodes[node]["data"]
+        if layout is None:
+            layout = _BlockLayout(data.type.strip_typedefs())
+        yield _Block(layout, data)
+        node = _next0(nodes, node)
+
+
+def _next0(nodes, node_id):
+    """Level-0 successor id of node `node_id` in the node pool."""
+    return int(nodes[node_id]["links"].dereference()["next"])
+
+
+def _set_size(val):
+    if bool(val["skiplist_mode_"]):
+        return int(val["list_"]["size_"])
+    lp = val["lp_"]
+    return int(lp["h_"].dereference()["size"]) if int(lp["h_"]) != 0 else 0
 
 
 class SortedSetPrinter(object):
@@ -238,25 +217,19 @@ class SortedSetPrinter(object):
     def __init__(self, val):
         self.val = val
         self.note = ""
-        self.layout = None
+        self.readable = False
         try:
-            self.skiplist = val["list_"]
-            self.size = int(self.skiplist["size_"])
+            self.size = _set_size(val)
             self.encoding = "skiplist" if bool(self.val["skiplist_mode_"]) else "listpack"
         except (gdb.error, RuntimeError):
             self.size = None  # members renamed: a printer from another zset version
             return
         try:
-            self.layout = _Layout(self.skiplist)
+            for _ in _walk(val, 1):
+                pass  # decodes (and checks) the first element
+            self.readable = True
         except (gdb.error, gdb.GdbError, RuntimeError, TypeError, ValueError):
-            self.layout = None  # unsupported instantiation: summary only
-        if self.layout is not None and self.size > 0:
-            try:
-                for _ in _walk(self.layout, self.skiplist, 1):
-                    pass  # decodes (and checks) the first block
-            except (gdb.error, gdb.GdbError, RuntimeError, TypeError, ValueError):
-                self.layout = None
-                self.note = " [elements not shown: unrecognized layout or unreadable memory]"
+            self.note = " [elements not shown: unrecognized layout or unreadable memory]"
 
     def to_string(self):
         if self.size is None:
@@ -264,7 +237,7 @@ class SortedSetPrinter(object):
         noun = "element" if self.size == 1 else "elements"
         text = "zset::sorted_set with %d %s (%s)%s" % (self.size, noun, self.encoding, self.note)
         limit = _element_limit()
-        if self.layout is not None and limit is not None and self.size > limit:
+        if self.readable and limit is not None and self.size > limit:
             text += ", showing first %d" % limit
         return text
 
@@ -272,11 +245,10 @@ class SortedSetPrinter(object):
         return "map"
 
     def children(self):
-        if self.layout is None or not self.size:
+        if not self.readable or not self.size:
             return
         try:
-            for i, (member, score) in enumerate(_walk(self.layout, self.skiplist,
-                                                      _element_limit())):
+            for i, (member, score) in enumerate(_walk(self.val, _element_limit())):
                 yield "[%d]" % (2 * i), member
                 yield "[%d]" % (2 * i + 1), score
         except (gdb.error, gdb.GdbError, gdb.MemoryError, RuntimeError):
@@ -310,25 +282,23 @@ class _IteratorTextPrinter(object):
 
 def SortedSetIteratorPrinter(val):
     """zset::sorted_set<...>::const_iterator: the element it points at, or end()."""
-    node = val["node_"]
-    if int(node) == 0:
-        # end() of a set that has no head sentinel yet, or a default-constructed iterator
-        return _IteratorTextPrinter("zset iterator (end or singular)")
     try:
-        data = node.dereference()["data"]
-        if int(data["h_"]) == 0:
-            # Only the head sentinel has no block: this is end() (or rend().base()).
+        if int(val["id_"]) == 0:
+            if int(val["nodes_"]) == 0 and int(val["block_"]["h_"]) == 0:
+                return _IteratorTextPrinter("zset iterator (end or singular)")
             return _IteratorTextPrinter("zset iterator (end)")
+        data = val["block_"]
+        if int(data["h_"]) == 0:
+            return _IteratorTextPrinter("zset iterator (singular)")
         block = _Block(_BlockLayout(data.type.strip_typedefs()), data)
-        index = int(val["index_"])
-        if index >= block.size:
-            return _IteratorTextPrinter("zset iterator (invalid: index %d of %d)"
-                                        % (index, block.size))
-        member, score = block.element(index, int(val["offset_"]))
+        pos = int(val["pos_"])
+        if pos >= block.size:
+            return _IteratorTextPrinter("zset iterator (invalid: position %d of %d)"
+                                        % (pos, block.size))
+        member, score = block.element(pos)
         return _IteratorElementPrinter(member, score)
     except (gdb.error, gdb.GdbError, gdb.MemoryError, RuntimeError, TypeError, ValueError):
-        return _IteratorTextPrinter("zset iterator (unreadable, node %s, index %d)"
-                                    % (node, int(val["index_"])))
+        return _IteratorTextPrinter("zset iterator (unreadable)")
 
 
 def build_pretty_printer():

@@ -13,6 +13,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "../common.hpp"
+
 namespace zset {
 namespace detail {
 
@@ -56,9 +58,8 @@ inline std::uint64_t load_tail(const unsigned char* p, std::size_t n) noexcept {
     return (std::uint64_t{p[0]} << 16) | (std::uint64_t{p[n >> 1]} << 8) | p[n - 1];
 }
 
-/// Hashes a byte string. Not cryptographic; good distribution for table placement.
-inline std::uint64_t hash_bytes(const void* data, std::size_t len) noexcept {
-    const auto* p = static_cast<const unsigned char*>(data);
+/// Hashes 17 or more bytes (out of line: the short path below is the hot one).
+inline std::uint64_t hash_long_bytes(const unsigned char* p, std::size_t len) noexcept {
     std::uint64_t h = hash_k0 ^ fold_multiply(len ^ hash_k1, hash_k2);
     std::size_t n = len;
     while (n >= 16) {
@@ -66,13 +67,27 @@ inline std::uint64_t hash_bytes(const void* data, std::size_t len) noexcept {
         p += 16;
         n -= 16;
     }
-    if (n >= 8) {
-        h = fold_multiply(load_u64(p) ^ hash_k1, h ^ hash_k2);
-        p += 8;
-        n -= 8;
-    }
-    if (n > 0) h = fold_multiply(load_tail(p, n) ^ hash_k2, h ^ hash_k1);
+    // the last 16 bytes again, overlapping: no tail loop
+    h = fold_multiply(load_u64(p + n - 16) ^ hash_k2, load_u64(p + n - 8) ^ h);
     return fold_multiply(h ^ (h >> 29), hash_k0);
+}
+
+/// Hashes a byte string. Not cryptographic; good distribution for table placement. Members are
+/// mostly short, so up to 16 bytes take two overlapping loads and two multiplies.
+ZSET_ALWAYS_INLINE std::uint64_t hash_bytes(const void* data, std::size_t len) noexcept {
+    const auto* p = static_cast<const unsigned char*>(data);
+    if (len > 16) return hash_long_bytes(p, len);
+    std::uint64_t a = 0, b = 0;
+    if (len >= 8) {
+        a = load_u64(p);
+        b = load_u64(p + len - 8);
+    } else if (len >= 4) {
+        a = load_u32(p);
+        b = load_u32(p + len - 4);
+    } else if (len > 0) {
+        a = load_tail(p, len);
+    }
+    return fold_multiply(fold_multiply(a ^ hash_k1, b ^ hash_k2) ^ len, hash_k0);
 }
 
 inline std::uint64_t mix_integer(std::uint64_t v) noexcept {
@@ -95,7 +110,8 @@ inline constexpr bool is_avalanching_v = is_avalanching<H>::value;
 template <class Member>
 struct hash {
     using is_avalanching = void;  // output already mixed: the container uses it as is
-    std::uint64_t operator()(const Member& m) const noexcept(noexcept(std::hash<Member>{}(m))) {
+    ZSET_ALWAYS_INLINE std::uint64_t operator()(const Member& m) const
+        noexcept(noexcept(std::hash<Member>{}(m))) {
         return detail::mix_integer(static_cast<std::uint64_t>(std::hash<Member>{}(m)));
     }
 };
@@ -104,7 +120,7 @@ template <>
 struct hash<std::string> {
     using is_transparent = void;
     using is_avalanching = void;
-    std::uint64_t operator()(std::string_view s) const noexcept {
+    ZSET_ALWAYS_INLINE std::uint64_t operator()(std::string_view s) const noexcept {
         return detail::hash_bytes(s.data(), s.size());
     }
 };

@@ -1,21 +1,30 @@
 // zset::detail::hash_index — the member index of a sorted set in skiplist mode.
 //
-// Layout: one array of 64-bit slots, `tag << 32 | block_id`, where the tag is the high 32 bits
-// of the member's hash and block_id names the skiplist block that holds the member (0 = empty
-// slot). The member itself is never stored here: a lookup follows the block id and finds the
-// member inside the block by its 8-bit fingerprint, so the index costs 8 bytes per slot.
+// Maps a member to the exact address of its record: (node id, ref) — the skiplist node whose
+// block holds the record and the record's ref in that block (see block.hpp). A hit therefore
+// reads one index slot and one record. The member itself is never stored here.
+//
+// Layout: two parallel arrays of slots.
+//   tags: u32 per slot, the high 32 bits of the member's hash (0 = empty; a hash whose high bits
+//         are 0 uses tag 1);
+//   refs: 5 bytes per slot, node id (24 bits) and ref (16 bits).
+// A miss reads only `tags`: 4 bytes a slot keeps the probed array of a 10^6-member set near
+// 5 MB, inside this machine class's fast cache and TLB reach (an 8-byte-slot table measured
+// 2.8x slower on misses at 10^6). 9 bytes a slot in all; at most 15/16 of the slots are used and
+// the table grows by 1/4, so it costs 9.6 to 12 bytes per member.
 //
 // Placement is linear probing from the home slot `tag * capacity >> 32` (a multiply, not a
-// mask, so any capacity works and the table grows by 1.5x), with every run of occupied slots kept
-// sorted by tag. Because the home is monotone in the tag, sorted runs are exactly Robin Hood
-// order, and they buy three things:
-//   * a probe compares tags only: it stops at the first larger tag or an empty slot;
+// mask, so any capacity works), with every run of occupied slots kept sorted by tag. Because the
+// home is monotone in the tag, sorted runs are exactly Robin Hood order, and they buy three
+// things:
+//   * a probe compares tags only and stops at the first larger tag or an empty slot, so misses
+//     stay short at high load;
 //   * growth is one sequential pass (entries are already in order; no member is re-hashed);
-//   * the entries whose tags lie in [t0, t1] are one contiguous stretch, which is what makes the
-//     ZSCAN cursor (a tag) exact while the table grows or shrinks.
-// Runs never wrap around: `overflow` extra slots follow the last home slot, and an insertion
+//   * the entries whose tags lie in [t0, t1] are one contiguous stretch, which makes the ZSCAN
+//     cursor (a tag) exact while the table grows or shrinks.
+// Runs never wrap around: a few extra slots follow the last home slot, and an insertion
 // that would run past them grows the table instead. Deletion shifts the rest of the run back
-// (no tombstones). Equal slots (same tag, same block) are interchangeable.
+// (no tombstones). Caveat: a table of 2^24 node ids bounds a set to 2^24 blocks.
 #pragma once
 
 #include <cstddef>
@@ -24,226 +33,357 @@
 #include <memory>
 #include <utility>
 
+#include "../common.hpp"
+#include "allocator_holder.hpp"
+#include "block.hpp"
+#include "scan.hpp"
+
 namespace zset {
 namespace detail {
 
 template <class Allocator>
-class hash_index {
-    using slot_type = std::uint64_t;
-    using alloc_traits =
-        typename std::allocator_traits<Allocator>::template rebind_traits<slot_type>;
-    using slot_allocator = typename alloc_traits::allocator_type;
-    static constexpr std::size_t overflow = 64;  // slots after the last home slot
-    // ...plus one sentinel slot that always stays empty, so every probe loop ends on a zero.
-    static constexpr std::size_t extra = overflow + 1;
+class hash_index
+    : private allocator_holder<
+          typename std::allocator_traits<Allocator>::template rebind_alloc<std::uint32_t>> {
+    // One allocation of 32-bit words holds both arrays (so `tags` is aligned whatever the
+    // allocator's own alignment for bytes).
+    using word_traits =
+        typename std::allocator_traits<Allocator>::template rebind_traits<std::uint32_t>;
+    using word_allocator = typename word_traits::allocator_type;
+    /// Slots after the last home slot: enough for the longest run at 7/8 load (a small table
+    /// needs fewer), plus one sentinel slot that always stays empty, so every probe loop ends
+    /// on a zero.
+    static constexpr std::size_t overflow_for(std::size_t cap) noexcept {
+        return cap < 2048 ? 16 + cap / 16 : 256;
+    }
+    static constexpr std::size_t extra_for(std::size_t cap) noexcept {
+        return overflow_for(cap) + 1;
+    }
+    static constexpr std::size_t ref_bytes = 5;
 
 public:
     using size_type = std::size_t;
+    static constexpr size_type npos = ~size_type{0};
+    /// Node ids are 24-bit.
+    static constexpr std::uint32_t max_node = 0xffffff;
+    /// The longest run an erase shifts back before it leaves a tombstone instead.
+    static constexpr size_type max_shift = 8;
 
-    explicit hash_index(const Allocator& alloc = Allocator()) noexcept : alloc_(alloc) {}
+    explicit hash_index(const Allocator& alloc = Allocator()) noexcept
+        : allocator_holder<word_allocator>(word_allocator(alloc)) {}
     hash_index(const hash_index&) = delete;
     hash_index& operator=(const hash_index&) = delete;
-    hash_index(hash_index&& other) noexcept
-        : alloc_(std::move(other.alloc_)), slots_(std::exchange(other.slots_, nullptr)),
-          capacity_(std::exchange(other.capacity_, 0)), size_(std::exchange(other.size_, 0)) {}
     ~hash_index() { release(); }
 
-    /// Frees the table. Used when the set returns to listpack mode.
+    /// Frees the table. Never throws.
     void release() noexcept {
-        if (slots_ != nullptr) alloc_traits::deallocate(alloc_, slots_, capacity_ + extra);
-        slots_ = nullptr;
+        if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
+        mem_ = nullptr;
         capacity_ = 0;
+        slots_ = 0;
+        tombstones_ = 0;
         size_ = 0;
     }
 
     void swap(hash_index& other) noexcept {
         using std::swap;
+        swap(mem_, other.mem_);
         swap(slots_, other.slots_);
+        swap(tombstones_, other.tombstones_);
         swap(capacity_, other.capacity_);
         swap(size_, other.size_);
     }
     /// Replaces the allocator; the table must be released first.
-    void set_allocator(const Allocator& a) noexcept { alloc_ = slot_allocator(a); }
+    void set_allocator(const Allocator& a) noexcept { alloc() = word_allocator(a); }
     void swap_allocators(hash_index& other) noexcept {
         using std::swap;
-        swap(alloc_, other.alloc_);
+        swap(alloc(), other.alloc());
     }
 
     size_type size() const noexcept { return size_; }
     size_type capacity() const noexcept { return capacity_; }
     size_type memory_usage() const noexcept {
-        return slots_ == nullptr ? 0 : (capacity_ + extra) * sizeof(slot_type);
+        return mem_ == nullptr ? 0 : words_for(capacity_) * sizeof(std::uint32_t);
     }
 
+    /// The tag of a hash: its high 32 bits, odd (bit 0 marks a live entry; an erased entry keeps
+    /// its tag minus one as a tombstone, so runs stay ordered by tag | 1) and at least 3.
     static std::uint32_t tag_of(std::uint64_t hash) noexcept {
-        return static_cast<std::uint32_t>(hash >> 32);
+        const auto t = static_cast<std::uint32_t>(hash >> 32) | 1u;
+        return t == 1 ? 3 : t;
     }
 
     /// Makes room for `n` entries without further growth (barring a run overflowing, which
-    /// insert handles). Strong guarantee.
+    /// insert handles); tombstones count as occupied until a rehash drops them. A rehash that
+    /// only drops tombstones keeps the capacity when that leaves an eighth of it free, so its
+    /// cost spreads over at least that many erases. Strong guarantee.
     void reserve(size_type n) {
-        if (n <= max_load(capacity_)) return;
+        if (n + tombstones_ <= max_load(capacity_)) return;
         size_type cap = capacity_ < 16 ? 16 : capacity_;
-        while (max_load(cap) < n) cap += cap / 2;
+        // growth fills a table to 7/8; a rehash that drops tombstones keeps 1/8 of that free
+        const auto room = [&](size_type c) {
+            return tombstones_ == 0 ? max_load(c) : max_load(c) - max_load(c) / 8;
+        };
+        while (room(cap) < n) cap += cap / 8;
         rehash(cap);
     }
 
-    /// Calls `is_member(block_id)` for every entry with this tag until it returns true; returns
-    /// that block id, or 0. Expected O(1): a few tag comparisons in one cache line.
-    template <class IsMember>
-    std::uint32_t find(std::uint32_t tag, IsMember&& is_member) const {
-        if (size_ == 0) return 0;
-        const slot_type* s = slots_ + home(tag);
-        while (*s != 0 && slot_tag(*s) < tag) ++s;
-        for (; *s != 0 && slot_tag(*s) == tag; ++s)
-            if (is_member(slot_id(*s))) return slot_id(*s);
-        return 0;
+    /// Starts loading the slots a lookup of `tag` reads first.
+    void prefetch(std::uint32_t tag) const noexcept {
+        if (size_ == 0) return;
+        const size_type h = home(tag);
+        detail::prefetch(tags() + h);
+        detail::prefetch(refs() + h * ref_bytes);
     }
 
-    /// Adds an entry; the caller guarantees the member is absent. Strong guarantee (grows
-    /// first when needed).
-    void insert(std::uint32_t tag, std::uint32_t id) {
+    /// The first slot holding a live entry with this tag, or npos. Expected O(1): a few tag
+    /// comparisons in one cache line. With next_match, walks the candidates for a member.
+    ZSET_ALWAYS_INLINE size_type first_match(std::uint32_t tag) const noexcept {
+        if (size_ == 0) return npos;
+        const std::uint32_t* t = tags();
+        const size_type i = first_not_below(t, home(tag), tag);
+        if (t[i] == tag) return i;
+        return (t[i] | 1u) == tag ? next_match(i, tag) : npos;  // a tombstone of this tag first
+    }
+    /// The next slot after `slot` holding a live entry with this tag, or npos.
+    size_type next_match(size_type slot, std::uint32_t tag) const noexcept {
+        const std::uint32_t* t = tags();
+        for (size_type i = slot + 1; (t[i] | 1u) == tag; ++i)
+            if (t[i] == tag) return i;
+        return npos;
+    }
+
+    /// The slot of the first live entry with this tag for which `is_member(address)` returns
+    /// true, or npos.
+    template <class IsMember>
+    size_type find(std::uint32_t tag, IsMember&& is_member) const {
+        for (size_type i = first_match(tag); i != npos; i = next_match(i, tag))
+            if (is_member(address(i))) return i;
+        return npos;
+    }
+
+    /// The slot of the entry (tag, a), or npos.
+    size_type find_exact(std::uint32_t tag, record_address a) const noexcept {
+        return find(tag, [a](record_address b) { return a == b; });
+    }
+
+    ZSET_ALWAYS_INLINE record_address address(size_type slot) const noexcept {
+        std::uint32_t low;
+        std::memcpy(&low, refs() + slot * ref_bytes, sizeof low);
+        const std::uint32_t high = refs()[slot * ref_bytes + 4];
+        return record_address{low & max_node,
+                              static_cast<std::uint16_t>((low >> 24) | (high << 8))};
+    }
+    std::uint32_t tag_at(size_type slot) const noexcept { return tags()[slot]; }
+
+    /// Points the entry in `slot` at a. Never throws.
+    void set_address(size_type slot, record_address a) noexcept {
+        const std::uint32_t low = a.node | (std::uint32_t{a.ref} << 24);
+        std::memcpy(refs() + slot * ref_bytes, &low, sizeof low);
+        refs()[slot * ref_bytes + 4] = static_cast<unsigned char>(a.ref >> 8);
+    }
+
+    /// Adds an entry; the caller guarantees the member is absent. Strong guarantee (grows or
+    /// drops tombstones first when needed).
+    void insert(std::uint32_t tag, record_address a) {
         reserve(size_ + 1);
-        while (!try_place(make_slot(tag, id))) rehash(capacity_ + capacity_ / 2);
+        while (!try_place(tag, a)) rehash(capacity_ + capacity_ / 8);
         ++size_;
     }
 
-    /// Removes one entry equal to (tag, id). Never allocates. Returns false if none exists.
-    bool erase(std::uint32_t tag, std::uint32_t id) noexcept {
-        slot_type* s = locate(make_slot(tag, id));
-        if (s == nullptr) return false;
-        // shift the rest of the run back while its entries sit past their home
-        slot_type* end = slots_ + capacity_ + overflow;
-        slot_type* next = s + 1;
-        while (next != end && *next != 0 &&
-               home(slot_tag(*next)) < static_cast<size_type>(next - slots_)) {
-            *(next - 1) = *next;
-            ++next;
-        }
-        *(next - 1) = 0;
+    /// Removes the entry in `slot`. The rest of its run shifts back when that is short (at most
+    /// `max_shift` entries, the common case at 7/8 load); otherwise the entry becomes a
+    /// tombstone (its tag minus one), so an erase never moves a long run. Never allocates,
+    /// never throws.
+    void erase_slot(size_type slot) noexcept {
+        std::uint32_t* t = tags();
         --size_;
+        size_type next = slot + 1;
+        while (next - slot <= max_shift && t[next] != 0 && home(t[next] | 1u) < next) ++next;
+        if (next - slot > max_shift) {
+            t[slot] -= 1;
+            ++tombstones_;
+            return;
+        }
+        const size_type count = next - slot - 1;
+        std::memmove(t + slot, t + slot + 1, count * sizeof *t);
+        std::memmove(refs() + slot * ref_bytes, refs() + (slot + 1) * ref_bytes, count * ref_bytes);
+        t[next - 1] = 0;
+        // nothing after the new empty slot passes it: tombstones just before it go too
+        for (size_type at = next - 1; at > 0 && dead(t[at - 1]); --at) {
+            t[at - 1] = 0;
+            --tombstones_;
+        }
+    }
+
+    /// Re-points the entry (tag, from) to `to`: its record moved. Returns false when no such
+    /// entry exists. Never throws.
+    bool replace(std::uint32_t tag, record_address from, record_address to) noexcept {
+        const size_type slot = find_exact(tag, from);
+        if (slot == npos) return false;
+        set_address(slot, to);
         return true;
     }
 
-    /// Re-points one entry (tag, from) to (tag, to): the member moved between blocks.
-    bool replace(std::uint32_t tag, std::uint32_t from, std::uint32_t to) noexcept {
-        slot_type* s = locate(make_slot(tag, from));
-        if (s == nullptr) return false;
-        *s = make_slot(tag, to);
-        return true;
-    }
-
-    /// Calls `visit(tag, id)` once for every entry whose tag lies in [first, last].
+    /// Calls `visit(tag, address)` once for every entry whose tag lies in [first, last].
     template <class Visit>
     void for_each_in_tag_range(std::uint32_t first, std::uint32_t last, Visit&& visit) const {
         if (size_ == 0) return;
-        const slot_type* end = slots_ + capacity_ + overflow;
-        for (const slot_type* s = slots_ + home(first); s != end; ++s) {
-            if (*s == 0) {
-                if (static_cast<size_type>(s - slots_) > home(last)) return;
+        const size_type end = capacity_ + overflow_for(capacity_);
+        for (size_type i = home(first); i != end; ++i) {
+            const std::uint32_t t = tags()[i];
+            if (t == 0) {
+                if (i > home(last)) return;
                 continue;
             }
-            const std::uint32_t t = slot_tag(*s);
-            if (t > last) return;
-            if (t >= first) visit(t, slot_id(*s));
+            if ((t | 1u) > last) return;
+            if (!dead(t) && t >= first) visit(t, address(i));
         }
     }
 
-    /// Calls `visit(tag, id)` for every entry.
+    /// Calls `visit(tag, address)` for every entry.
     template <class Visit>
     void for_each(Visit&& visit) const {
-        for (size_type i = 0; slots_ != nullptr && i < capacity_ + overflow; ++i)
-            if (slots_[i] != 0) visit(slot_tag(slots_[i]), slot_id(slots_[i]));
+        for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i)
+            if (tags()[i] != 0 && !dead(tags()[i])) visit(tags()[i], address(i));
     }
 
-    /// Checks that every run is sorted and every entry sits at or after its home.
+    /// Checks that every run is sorted, every entry sits at or after its home, and the counts.
     bool validate() const noexcept {
-        size_type count = 0;
-        for (size_type i = 0; slots_ != nullptr && i < capacity_ + overflow; ++i) {
-            if (slots_[i] == 0) continue;
-            ++count;
-            if (home(slot_tag(slots_[i])) > i) return false;
-            if (i > 0 && slots_[i - 1] != 0 && slot_tag(slots_[i - 1]) > slot_tag(slots_[i]))
-                return false;
+        size_type live = 0, tombs = 0;
+        for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i) {
+            const std::uint32_t t = tags()[i];
+            if (t == 0) continue;
+            ++(dead(t) ? tombs : live);
+            if (home(t | 1u) > i) return false;
+            if (i > 0 && tags()[i - 1] != 0 && (tags()[i - 1] | 1u) > (t | 1u)) return false;
         }
-        return count == size_;
+        return live == size_ && tombs == tombstones_ &&
+               (mem_ == nullptr || tags()[capacity_ + overflow_for(capacity_)] == 0);
     }
 
 private:
-    static slot_type make_slot(std::uint32_t tag, std::uint32_t id) noexcept {
-        return (slot_type{tag} << 32) | id;
-    }
-    static std::uint32_t slot_tag(slot_type s) noexcept {
-        return static_cast<std::uint32_t>(s >> 32);
-    }
-    static std::uint32_t slot_id(slot_type s) noexcept { return static_cast<std::uint32_t>(s); }
     static size_type max_load(size_type cap) noexcept { return cap - cap / 8; }
+
+    word_allocator& alloc() noexcept { return this->held_allocator(); }
+
+    std::uint32_t* tags() const noexcept { return mem_; }
+    unsigned char* refs() const noexcept { return reinterpret_cast<unsigned char*>(mem_ + slots_); }
+
+    /// 32-bit words of a table of `cap` home slots: the tags, then the refs.
+    static size_type words_for(size_type cap) noexcept {
+        const size_type slots = cap + extra_for(cap);
+        return slots + (slots * ref_bytes + sizeof(std::uint32_t) - 1) / sizeof(std::uint32_t);
+    }
 
     size_type home(std::uint32_t tag) const noexcept {
         return static_cast<size_type>((std::uint64_t{tag} * capacity_) >> 32);
     }
 
-    slot_type* locate(slot_type wanted) const noexcept {
-        if (size_ == 0) return nullptr;
-        const std::uint32_t tag = slot_tag(wanted);
-        slot_type* s = slots_ + home(tag);
-        while (*s != 0 && slot_tag(*s) < tag) ++s;
-        for (; *s != 0 && slot_tag(*s) == tag; ++s)
-            if (*s == wanted) return s;
-        return nullptr;
-    }
-
-    /// Puts s in tag order into its run; false if the run would pass the overflow area.
-    bool try_place(slot_type v) noexcept {
-        const std::uint32_t tag = slot_tag(v);
-        slot_type* end = slots_ + capacity_ + overflow;
-        slot_type* s = slots_ + home(tag);
-        while (s != end && *s != 0 && slot_tag(*s) <= tag) ++s;
-        slot_type* hole = s;
-        while (hole != end && *hole != 0) ++hole;
+    /// Puts (tag, a) in tag order into its run, into a tombstone where one fits; false if the
+    /// run would pass the overflow area.
+    bool try_place(std::uint32_t tag, record_address a) noexcept {
+        std::uint32_t* t = tags();
+        const size_type end = capacity_ + overflow_for(capacity_);
+        size_type s = home(tag);
+        while (s != end && t[s] != 0 && (t[s] | 1u) < tag) ++s;
+        // a tombstone among the entries of the same tag, or just before them, takes it as is
+        for (size_type j = s; j != end && t[j] != 0 && (t[j] | 1u) == tag; ++j)
+            if (dead(t[j])) return revive(j, tag, a);
+        if (s > home(tag) && dead(t[s - 1])) return revive(s - 1, tag, a);
+        // else shift the rest of the run right, into the first empty slot or tombstone
+        size_type hole = s;
+        while (hole != end && t[hole] != 0 && !dead(t[hole])) ++hole;
         if (hole == end) return false;
-        std::memmove(s + 1, s, static_cast<size_type>(hole - s) * sizeof(slot_type));
-        *s = v;
+        if (t[hole] != 0) --tombstones_;
+        std::memmove(t + s + 1, t + s, (hole - s) * sizeof *t);
+        std::memmove(refs() + (s + 1) * ref_bytes, refs() + s * ref_bytes, (hole - s) * ref_bytes);
+        t[s] = tag;
+        set_address(s, a);
         return true;
+    }
+    bool revive(size_type slot, std::uint32_t tag, record_address a) noexcept {
+        tags()[slot] = tag;
+        set_address(slot, a);
+        --tombstones_;
+        return true;
+    }
+    static bool dead(std::uint32_t t) noexcept { return (t & 1u) == 0 && t != 0; }
+
+    /// The first slot at or after i whose tag is not below `tag` or that is empty. Entries
+    /// below the tag form a prefix of the run, so with SSE2 sixteen slots are tested per step and
+    /// the loop almost always ends in one (a scalar loop's exit is a mispredicted branch per
+    /// lookup). 0 (empty) wraps to the largest value, so one comparison stops at empty or
+    /// larger tags (a tombstone of this tag, tag - 1, is passed over too). May read 15 slots
+    /// past the sentinel: the refs array follows.
+    ZSET_ALWAYS_INLINE static size_type first_not_below(const std::uint32_t* t, size_type i,
+                                                        std::uint32_t tag) noexcept {
+#ifdef ZSET_DETAIL_SSE2
+        const __m128i one = _mm_set1_epi32(1);
+        const __m128i flip = _mm_set1_epi32(static_cast<int>(0x80000000u));
+        const __m128i key = _mm_set1_epi32(static_cast<int>((tag - 1u) ^ 0x80000000u));
+        const auto below = [&](size_type at) {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + at));
+            const __m128i biased = _mm_xor_si128(_mm_sub_epi32(v, one), flip);
+            return static_cast<unsigned>(
+                _mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(biased, key))));
+        };
+        for (;; i += 16) {
+            const unsigned mask =
+                below(i) | (below(i + 4) << 4) | (below(i + 8) << 8) | (below(i + 12) << 12);
+            if (mask != 0xffffu) return i + lowest_bit(~mask & 0xffffu);
+        }
+#else
+        while (t[i] - 1u < tag - 1u) ++i;
+        return i;
+#endif
     }
 
     /// Moves every entry to a table of `new_capacity` home slots in one ordered pass.
     void rehash(size_type new_capacity) {
         for (;;) {
-            slot_type* fresh = alloc_traits::allocate(alloc_, new_capacity + extra);
-            for (size_type i = 0; i < new_capacity + extra; ++i) fresh[i] = 0;
+            std::uint32_t* fresh = word_traits::allocate(alloc(), words_for(new_capacity));
+            std::memset(fresh, 0, words_for(new_capacity) * sizeof *fresh);
+            std::uint32_t* fresh_tags = fresh;
+            unsigned char* fresh_refs =
+                reinterpret_cast<unsigned char*>(fresh + new_capacity + extra_for(new_capacity));
             // entries are in tag order already (runs are sorted and homes are monotone), so
             // each lands at max(its home, one past the previous entry)
             size_type next = 0;
             bool fits = true;
-            for (size_type i = 0; slots_ != nullptr && i < capacity_ + overflow && fits; ++i) {
-                if (slots_[i] == 0) continue;
-                const size_type h = static_cast<size_type>(
-                    (std::uint64_t{slot_tag(slots_[i])} * new_capacity) >> 32);
+            for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i) {
+                if (tags()[i] == 0 || dead(tags()[i])) continue;
+                const size_type h =
+                    static_cast<size_type>((std::uint64_t{tags()[i]} * new_capacity) >> 32);
                 const size_type at = h > next ? h : next;
-                if (at >= new_capacity + overflow) {
+                if (at >= new_capacity + overflow_for(new_capacity)) {
                     fits = false;
                     break;
                 }
-                fresh[at] = slots_[i];
+                fresh_tags[at] = tags()[i];
+                std::memcpy(fresh_refs + at * ref_bytes, refs() + i * ref_bytes, ref_bytes);
                 next = at + 1;
             }
             if (!fits) {
-                alloc_traits::deallocate(alloc_, fresh, new_capacity + extra);
-                new_capacity += new_capacity / 2;
+                word_traits::deallocate(alloc(), fresh, words_for(new_capacity));
+                new_capacity += new_capacity / 8;
                 continue;
             }
-            if (slots_ != nullptr) alloc_traits::deallocate(alloc_, slots_, capacity_ + extra);
-            slots_ = fresh;
-            capacity_ = new_capacity;
+            if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
+            mem_ = fresh;
+            capacity_ = static_cast<std::uint32_t>(new_capacity);
+            slots_ = static_cast<std::uint32_t>(new_capacity + extra_for(new_capacity));
+            tombstones_ = 0;
             return;
         }
     }
 
-    slot_allocator alloc_;
-    slot_type* slots_ = nullptr;
-    size_type capacity_ = 0;
-    size_type size_ = 0;
+    std::uint32_t* mem_ = nullptr;  // the tags, then the refs
+    // 32-bit counts (a set holds fewer than 2^32 members) keep the index 24 bytes
+    std::uint32_t capacity_ = 0;
+    std::uint32_t slots_ = 0;  // capacity_ + extra_for(capacity_): where the refs start
+    std::uint32_t size_ = 0;
+    std::uint32_t tombstones_ = 0;
 };
 
 }  // namespace detail

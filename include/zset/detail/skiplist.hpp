@@ -1,202 +1,224 @@
 // zset::detail::skiplist — a span-annotated skiplist whose nodes own blocks of elements.
 //
-// Every node holds one block (see listpack.hpp) of up to `max_entries` elements in
-// (score, member) order; nodes are linked in a skiplist of random height (p = 1/4, at most 32
-// levels, as Redis). Each forward link carries a span: the number of elements from the start of
-// its node to the start of the node it points at (a null link: to the end of the set). Summing
-// spans along a search path gives ranks, so rank, nth and range-by-rank are O(log n), while a run
-// of elements is contiguous memory (B-tree-like locality, ~1/100 the pointers of a
-// node-per-element skiplist).
+// Every node holds one block (block.hpp) of elements in (score, member) order; nodes are linked
+// in a skiplist of random height (p = 1/4, at most 32 levels, as Redis). Each forward link
+// carries a span: the number of elements from the start of its node to the start of the node it
+// points at (a link to the end: to the end of the set). Summing spans along a search path gives
+// ranks, so rank, nth and range-by-rank are O(log n), while a run of elements is one block
+// (B-tree-like locality, ~1/90 the nodes of a node-per-element skiplist).
 //
-// Level 0 is circular through the head sentinel (last->next[0] == head, head->prev == last), so an
-// iterator is just (node, index) and end() is (head, 0). Higher levels end in nullptr.
+// Nodes live in one pool, an array indexed by 32-bit node id, 64 bytes each (for a double
+// Score): the cached first score, the block, the level-0 backward link and up to four levels of
+// (next id, span) links inline; the rare taller node (1 in 256) keeps its higher levels in a
+// separate allocation. Why a pool: a rank is a walk over ~2 log4(nodes) nodes and a search a
+// descent over as many. At 10^6 members the pool is ~0.7 MB and stays in the L2 cache, at 10^7
+// ~7 MB; nodes allocated one by one were spread over as many pages as the blocks between them
+// and each hop was a cache and TLB miss. Ids are also what the hash index stores (24 bits).
 //
-// Nodes are also registered in an id table: the hash index stores 32-bit node ids rather than
-// pointers, which halves its slots. Ids are recycled through a free list threaded through the
-// table itself, so releasing an id never allocates.
+// Node 0 is the head sentinel. Level 0 is circular through it (last.next(0) == 0,
+// head.prev == last), higher levels end with a link to 0; so an iterator is (node, position)
+// and end() is (0, 0). Free ids are chained through `prev`.
 //
-// Exception safety: every structural operation allocates what it needs first (block, node, id
-// slot) and only then rewires links; the rewiring never throws. An erase never allocates.
+// Exception safety: every structural operation allocates what it needs first (pool slot,
+// blocks, tall links) and only then rewires; the rewiring never throws. An erase never
+// allocates.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <memory>
-#include <stdexcept>
 #include <utility>
 
 #include "../common.hpp"
-#include "listpack.hpp"
+#include "allocator_holder.hpp"
+#include "block.hpp"
 
 namespace zset {
 namespace detail {
 
-/// A hint to start loading the cache line at p (any address, even null: never faults).
-inline void prefetch(const void* p) noexcept {
-#if defined(__GNUC__) || defined(__clang__)
-    __builtin_prefetch(p);
-#else
-    (void)p;
-#endif
-}
-
 template <class Score, class Member, class Allocator>
-class skiplist {
+class skiplist : private allocator_holder<Allocator> {
 public:
     using block_type = block<Score, Member, Allocator>;
     using view = typename block_type::view;
+    using ref_type = typename block_type::ref_type;
     using size_type = std::size_t;
+    using node_id = std::uint32_t;
     static constexpr int max_level = 32;
+    static constexpr int inline_levels = 4;
+    static constexpr node_id head_id = 0;
+    /// A pool beyond this many nodes (512 KB) is not expected in L1/L2: descents prefetch.
+    static constexpr std::uint32_t far_pool = 8192;
+    /// Ranks and spans are 32-bit: a set holds fewer than 2^32 elements.
+    static constexpr size_type max_elements = 0xffffffffu;
 
-    struct node;
     struct link {
-        node* next;
-        size_type span;
+        node_id next;
+        std::uint32_t span;
     };
-    struct alignas(link) node {
-        block_type data{};
-        node* prev = nullptr;
-        Score first_score{};  // data.score(0), kept here so a search step reads only this node
-        std::uint32_t id = 0;
-        std::uint8_t height = 0;
-        link* links() noexcept {
-            return reinterpret_cast<link*>(reinterpret_cast<unsigned char*>(this) + sizeof(node));
-        }
-        const link* links() const noexcept {
-            return reinterpret_cast<const link*>(reinterpret_cast<const unsigned char*>(this) +
-                                                 sizeof(node));
-        }
-        node* next(int level) const noexcept { return links()[level].next; }
+    struct node {
+        Score first_score;  // data.score(0), kept here so a search step reads only this node
+        block_type data;
+        link* links;          // `low`, or an array of its own when height > inline_levels
+        node_id prev;         // level 0 backward link; next free id while the node is free
+        std::uint8_t height;  // 0 while the node is free
+        link low[inline_levels];
+        link& at(int level) noexcept { return links[level]; }
+        const link& at(int level) const noexcept { return links[level]; }
+        bool tall() const noexcept { return height > inline_levels; }
+        node_id next(int level) const noexcept { return at(level).next; }
         size_type size() const noexcept { return data ? data.size() : 0; }
     };
-    static_assert(sizeof(node) % alignof(link) == 0, "links follow the node header");
 
     /// A search result: per level, the last node visited and the rank of its first element.
     struct path {
-        node* at[max_level];
+        node_id at[max_level];
         size_type rank[max_level];
     };
 
+    /// Block size limits for an insertion (skiplist mode bounds blocks; listpack mode does not).
+    struct limits {
+        size_type entries;
+        size_type area;
+        int max_height;
+    };
+
 private:
+    using node_traits = typename std::allocator_traits<Allocator>::template rebind_traits<node>;
+    using node_allocator = typename node_traits::allocator_type;
     using link_traits = typename std::allocator_traits<Allocator>::template rebind_traits<link>;
     using link_allocator = typename link_traits::allocator_type;
-    using id_traits =
-        typename std::allocator_traits<Allocator>::template rebind_traits<std::uintptr_t>;
-    using id_allocator = typename id_traits::allocator_type;
 
 public:
-    explicit skiplist(const Allocator& alloc = Allocator()) noexcept : alloc_(alloc) {}
+    explicit skiplist(const Allocator& alloc = Allocator()) noexcept
+        : allocator_holder<Allocator>(alloc) {}
     skiplist(const skiplist&) = delete;
     skiplist& operator=(const skiplist&) = delete;
-    ~skiplist() {
-        clear();
-        release_ids();
-    }
+    ~skiplist() { clear(); }
 
     /// Takes over other's nodes; other becomes empty. Never throws.
     void steal(skiplist& other) noexcept {
         clear();
-        release_ids();
-        head_ = std::exchange(other.head_, nullptr);
-        head_height_ = std::exchange(other.head_height_, 0);
+        nodes_ = std::exchange(other.nodes_, nullptr);
+        capacity_ = std::exchange(other.capacity_, 0);
+        free_ = std::exchange(other.free_, 0);
         level_ = std::exchange(other.level_, 0);
         size_ = std::exchange(other.size_, 0);
-        nodes_ = std::exchange(other.nodes_, 0);
-        ids_ = std::exchange(other.ids_, nullptr);
-        id_capacity_ = std::exchange(other.id_capacity_, 0);
-        free_id_ = std::exchange(other.free_id_, 0);
+        count_ = std::exchange(other.count_, 0);
         rng_ = other.rng_;
     }
 
     void swap(skiplist& other) noexcept {
-        skiplist tmp(alloc_);
+        skiplist tmp(allocator());
         tmp.steal(*this);
         steal(other);
         other.steal(tmp);
     }
 
-    const Allocator& allocator() const noexcept { return alloc_; }
+    const Allocator& allocator() const noexcept { return this->held_allocator(); }
     void swap_allocators(skiplist& other) noexcept {
         using std::swap;
-        swap(alloc_, other.alloc_);
+        swap(this->held_allocator(), other.held_allocator());
     }
     /// Replaces the allocator, freeing everything allocated with the old one first.
     void set_allocator(const Allocator& a) noexcept {
         clear();
-        release_ids();
-        alloc_ = a;
+        this->held_allocator() = a;
     }
 
     size_type size() const noexcept { return size_; }
-    size_type node_count() const noexcept { return nodes_; }
+    size_type node_count() const noexcept { return count_; }
     int level() const noexcept { return level_; }
-    /// The sentinel: allocated with the first node, freed by clear(); nullptr while empty.
-    node* head() const noexcept { return head_; }
-    node* first() const noexcept { return head_ != nullptr ? head_->links()[0].next : nullptr; }
-    node* last() const noexcept { return head_ != nullptr ? head_->prev : nullptr; }
-    /// The block registered under a node id (the index's way in: one table read, no node).
-    block_type block_by_id(std::uint32_t id) const noexcept {
-        return block_type::from_raw(reinterpret_cast<void*>(ids_[id]));
-    }
-    static node* owner_of(block_type b) noexcept { return static_cast<node*>(b.owner()); }
-    node* by_id(std::uint32_t id) const noexcept { return owner_of(block_by_id(id)); }
+    bool empty() const noexcept { return count_ == 0; }
+    /// The node array (nullptr while nothing is allocated).
+    const node* nodes() const noexcept { return nodes_; }
+    node& at(node_id id) noexcept { return nodes_[id]; }
+    const node& at(node_id id) const noexcept { return nodes_[id]; }
+    node_id first() const noexcept { return nodes_ != nullptr ? nodes_[head_id].at(0).next : 0; }
+    node_id last() const noexcept { return nodes_ != nullptr ? nodes_[head_id].prev : 0; }
+    block_type block_of(node_id id) const noexcept { return nodes_[id].data; }
 
-    /// Frees every node. Never throws.
+    /// Frees every node and the pool. Never throws.
     void clear() noexcept {
-        if (head_ != nullptr) {
-            node* n = first();
-            while (n != head_) {
-                node* next = n->next(0);
-                destroy_node(n);
-                n = next;
+        if (nodes_ != nullptr) {
+            for (node_id id = first(); id != head_id;) {
+                const node_id next = nodes_[id].next(0);
+                block_type::destroy(allocator(), nodes_[id].data);
+                free_tall(nodes_[id]);
+                id = next;
             }
-            free_links(head_, head_height_);
+            free_tall(nodes_[head_id]);
+            node_allocator na(allocator());
+            node_traits::deallocate(na, nodes_, capacity_);
         }
-        head_ = nullptr;
-        head_height_ = 0;
+        nodes_ = nullptr;
+        capacity_ = 0;
+        free_ = 0;
         level_ = 0;
         size_ = 0;
-        nodes_ = 0;
-        // every id is free again: rebuild the free list
-        free_id_ = 0;
-        for (std::size_t i = id_capacity_; i-- > 1;) release_id(static_cast<std::uint32_t>(i));
+        count_ = 0;
     }
 
     // ---- searching ---------------------------------------------------------------------------
 
     /// Fills `p` with, per level, the last node whose first element satisfies `goes_before`
-    /// (head if none) and the rank of that node's first element. O(log n).
+    /// (the head if none) and the rank of that node's first element. O(log n).
     template <class GoesBefore>
     void descend(const GoesBefore& goes_before, path& p) const {
-        node* x = head();
+        node_id x = head_id;
         size_type rank = 0;
-        p.at[0] = x;  // an empty list has no levels to descend
+        const bool far = capacity_ > far_pool;
+        p.at[0] = head_id;  // an empty list has no levels to descend
         p.rank[0] = 0;
         for (int i = level_ - 1; i >= 0; --i) {
             for (;;) {
-                node* y = x->links()[i].next;
+                const link& l = nodes_[x].at(i);
                 // Every level ends by dropping from x to x's next node one level down: fetch
-                // that node while y is being compared, so the two cache misses overlap.
-                if (i > 0) prefetch(x->links()[i - 1].next);
-                if (y == nullptr || y == head() || !goes_before(y)) break;
-                rank += x->links()[i].span;
-                x = y;
+                // that node while this one is compared, so the two misses overlap.
+                if (far && i > 0) prefetch(nodes_ + nodes_[x].at(i - 1).next);
+                if (l.next == head_id || !goes_before(nodes_[l.next])) break;
+                rank += l.span;
+                x = l.next;
             }
             p.at[i] = x;
             p.rank[i] = rank;
         }
     }
 
-    /// The node holding the element of rank r (r < size()) and r's index in it. O(log n).
-    std::pair<node*, size_type> nth(size_type r) const noexcept {
-        node* x = head();
+    /// Fills `p` with the strict predecessors of node x at every level (the nodes whose link
+    /// covers x's first element from before it), by rank: no key comparisons. O(log n).
+    void predecessors(node_id x, path& p) const noexcept {
+        if (x == first()) {
+            path_from_head(p, level_);
+            return;
+        }
+        const size_type target = start_rank(x);
+        node_id y = head_id;
         size_type rank = 0;
         for (int i = level_ - 1; i >= 0; --i) {
             for (;;) {
-                const link& l = x->links()[i];
-                if (i > 0) prefetch(x->links()[i - 1].next);  // as in descend()
-                if (l.next == nullptr || l.next == head() || rank + l.span > r) break;
+                const link& l = nodes_[y].at(i);
+                if (l.next == head_id || rank + l.span >= target) break;
+                rank += l.span;
+                y = l.next;
+            }
+            p.at[i] = y;
+            p.rank[i] = rank;
+        }
+    }
+
+    /// The node holding the element of rank r (r < size()) and r's position in it. O(log n).
+    std::pair<node_id, size_type> nth(size_type r) const noexcept {
+        const bool far = capacity_ > far_pool;
+        node_id x = head_id;
+        size_type rank = 0;
+        for (int i = level_ - 1; i >= 0; --i) {
+            for (;;) {
+                const link& l = nodes_[x].at(i);
+                if (far && i > 0) prefetch(nodes_ + nodes_[x].at(i - 1).next);
+                if (l.next == head_id || rank + l.span > r) break;
                 rank += l.span;
                 x = l.next;
             }
@@ -206,10 +228,10 @@ public:
 
     /// Rank of the first element of x, by walking forward and up to the end summing spans: no
     /// key comparisons. Expected O(log n).
-    size_type start_rank(const node* x) const noexcept {
+    size_type start_rank(node_id x) const noexcept {
         size_type after = 0;
-        while (x != nullptr && x != head()) {
-            const link& l = x->links()[x->height - 1];
+        while (x != head_id) {
+            const link& l = nodes_[x].at(nodes_[x].height - 1);
             after += l.span;
             x = l.next;
         }
@@ -218,24 +240,25 @@ public:
 
     // ---- element insertion ----------------------------------------------------------------------
 
-    /// Where a new element goes: the node, its index there, and the search path.
+    /// Where a new element goes: the node (head_id when the list has no node yet), its position
+    /// there, and the rank of the node's first element.
     struct slot {
-        node* target;     // nullptr when the list has no node yet
-        size_type index;  // index inside target
-        size_type start;  // rank of target's first element
+        node_id target;
+        size_type pos;
+        size_type start;
     };
 
     /// Given a path from descend(goes_before = "first element < key"), picks the node the key
     /// belongs in and fixes the path so that p.at[i] is the node whose level-i link covers it.
-    /// (`index` is left for the caller to fill from the block.)
+    /// (`pos` is left for the caller to fill from the block.)
     slot locate(path& p) const noexcept {
-        if (level_ == 0) return slot{nullptr, 0, 0};
-        node* t = p.at[0];
+        if (level_ == 0) return slot{head_id, 0, 0};
+        node_id t = p.at[0];
         size_type start = p.rank[0];
-        if (t == head()) {
+        if (t == head_id) {
             t = first();
             start = 0;
-            for (int i = 0; i < t->height; ++i) {
+            for (int i = 0; i < nodes_[t].height; ++i) {
                 p.at[i] = t;
                 p.rank[i] = 0;
             }
@@ -243,299 +266,266 @@ public:
         return slot{t, 0, start};
     }
 
-    /// Inserts (s, m) at `index` of `target` (from find_slot), splitting a full block.
-    /// `limit_entries`/`limit_heap` bound a block (skiplist mode); a new node is created when
-    /// the list is empty. `moved(view, score, from, to)` is called for every element that changes
-    /// node.
-    /// Returns the node and index of the new element. Strong guarantee.
+    /// Inserts (s, m) at position `where.pos` of `where.target`, making room first (regrowing,
+    /// compacting or splitting its block within `lim`); creates the first node when the list is
+    /// empty. `moved(member, score, from, to)` is called for every element whose record moved
+    /// (from and to are record_address values). Returns the new element's node and ref.
+    /// Strong guarantee: the set's elements are unchanged on exception (records may have moved,
+    /// reported through `moved`).
     template <class Moved>
-    std::pair<node*, size_type> insert(path& p, slot where, Score s, view m, std::uint8_t fp,
-                                       size_type limit_entries, size_type limit_heap,
-                                       int max_height, Moved&& moved) {
-        staged_member staged = stage(m);  // object members: copied now, before any change
-        if (where.target == nullptr) {
-            node* n = create_node(random_height(max_height), 1, block_type::heap_need(m));
-            adopt_head(p, n);
-            link_after_covering(p, n, 0);
-            put(n->data, 0, s, staged, m, fp);
-            refresh_first(n);
-            count_insert(p, n);
-            return {n, 0};
-        }
-        node* t = where.target;
-        block_type b = t->data;
-        const size_type n = b.size();
-        const size_type need = block_type::heap_need(m);
-        const bool full = n >= limit_entries || (n > 0 && b.heap_used() + need > limit_heap);
-        if (!full) {
-            if (!b.fits(m)) set_block(t, block_type::regrow(alloc_, b, 1, need));
-            put(t->data, where.index, s, staged, m, fp);
-            refresh_first(t);
-            count_insert(p, t);
-            return {t, where.index};
-        }
-        // Split: elements [k, n) move to a new node after t. Appending at the end of a block
-        // starts a new block, so ascending inserts (time series) leave full blocks behind.
-        const size_type idx = where.index;
-        const size_type k = idx == n ? n : idx == 0 ? 0 : n / 2;
-        const bool into_new = idx > k || (idx == k && k == n);
-        const size_type moved_heap = bytes_from(b, k);
-        const size_type new_count = n - k + (into_new ? 1 : 0);
-        const size_type new_heap = moved_heap + (into_new ? need : 0);
-        // allocate everything first
-        node* fresh = create_node(random_height(max_height), new_count, new_heap);
-        adopt_head(p, fresh);
-        // The half that stays gets a right-sized block too: leaving it in the old, full-size
-        // block would waste half of every split block (the B-tree fill-factor problem).
-        block_type regrown;
-        {
-            const size_type kept = k + (into_new ? 0 : 1);
-            const size_type kept_heap = b.heap_used() - moved_heap + (into_new ? 0 : need);
-            ZSET_TRY {
-                regrown = block_type::create(alloc_, block_type::grown(kept),
-                                             bytes_layout ? block_type::grown_heap(kept_heap) : 0);
-            }
-            ZSET_CATCH_ALL {
-                destroy_node(fresh);
-                ZSET_RETHROW;
-            }
-        }
-        // rewire (nothing below throws)
-        b.move_range_to(k, n, fresh->data);
-        b.move_range_to(0, k, regrown);
-        block_type::destroy(alloc_, b);
-        set_block(t, regrown);
-        link_after_covering(p, fresh, where.start + k);
-        for (size_type i = 0, off = 0; i < fresh->data.size(); ++i) {
-            moved(fresh->data.member_at(i, off), fresh->data.score(i), t, fresh);
-            if constexpr (block_type::bytes) off += fresh->data.record_size_at(i, off);
-        }
-        node* dest = into_new ? fresh : t;
-        const size_type at = into_new ? idx - k : idx;
-        put(dest->data, at, s, staged, m, fp);
-        refresh_first(t);
-        refresh_first(fresh);
-        if (into_new) {
-            for (int i = 0; i < fresh->height; ++i) {
-                p.at[i] = fresh;
-                p.rank[i] = where.start + k;
-            }
-        }
-        count_insert(p, dest);
-        return {dest, at};
+    std::pair<node_id, ref_type> insert(path& p, slot where, Score s, view m, std::uint8_t fp,
+                                        const limits& lim, bool fingerprinted, Moved&& moved) {
+        if (where.target == head_id) return insert_first(p, s, m, fp, lim, fingerprinted);
+        node& t = nodes_[where.target];
+        const size_type n = t.data.size();
+        const size_type units = block_type::units_for(m);
+        const size_type live = t.data.used() - t.data.garbage();
+        if (n >= lim.entries || (n > 0 && live + units > lim.area))
+            return split_insert(p, where, s, m, fp, lim, moved);
+        // appending to the last block (time series, queues): grow it by doubling, not by 1/16
+        const bool appending = where.pos == n && t.next(0) == head_id;
+        if (!t.data.has_room(units)) make_room(where.target, units, appending, moved);
+        block_type b = nodes_[where.target].data;
+        const ref_type r = b.append_record(allocator(), s, m);  // may throw: nothing linked yet
+        b.link(where.pos, r, fp);
+        refresh_first(where.target);
+        count_insert(p, where.target);
+        return {where.target, r};
     }
 
-    /// Re-reads a node's cached first score after its block changed at index 0.
-    static void refresh_first(node* n) noexcept {
-        if (n->data && !n->data.empty()) n->first_score = n->data.score(0);
+    /// Re-reads a node's cached first score after its block changed at position 0.
+    void refresh_first(node_id id) noexcept {
+        node& n = nodes_[id];
+        if (n.data && !n.data.empty()) n.first_score = n.data.score(0);
     }
 
     // ---- element removal ---------------------------------------------------------------------
 
-    /// Removes [first, last) of node x, where `p` comes from descend(goes_before = "first
-    /// element < first element of x"), i.e. strict predecessors. Frees x if it empties.
-    /// Returns the node that now follows the removed range's position (x, or x's successor if x
-    /// was freed). Never allocates, never throws.
-    node* erase(path& p, node* x, size_type first, size_type last) noexcept {
+    /// Removes positions [first, last) of node x (releasing their records), where `p` holds x's
+    /// strict predecessors (predecessors()). Frees x if it empties. Returns the node that now
+    /// follows the removed range's position (x, or x's successor if x was freed). Never throws.
+    node_id erase(path& p, node_id x, size_type first, size_type last) noexcept {
         const size_type count = last - first;
         for (int i = 0; i < level_; ++i) {
-            node* cover = i < x->height ? x : p.at[i];
-            cover->links()[i].span -= count;
+            node& cover = i < nodes_[x].height ? nodes_[x] : nodes_[p.at[i]];
+            cover.at(i).span -= static_cast<std::uint32_t>(count);
         }
         size_ -= count;
-        x->data.erase_range(first, last);
-        if (!x->data.empty()) {
+        nodes_[x].data.erase(allocator(), first, last);
+        if (!nodes_[x].data.empty()) {
             refresh_first(x);
             return x;
         }
-        node* next = x->next(0);
-        for (int i = 0; i < x->height; ++i) {
-            node* pred = p.at[i];
-            pred->links()[i].next = x->links()[i].next;
-            pred->links()[i].span += x->links()[i].span;
+        const node_id next = nodes_[x].next(0);
+        for (int i = 0; i < nodes_[x].height; ++i) {
+            link& pl = nodes_[p.at[i]].at(i);
+            pl.next = nodes_[x].at(i).next;
+            pl.span += nodes_[x].at(i).span;
         }
-        next->prev = x->prev;
-        destroy_node(x);
-        --nodes_;
-        while (level_ > 1 && head_->links()[level_ - 1].next == nullptr) --level_;
-        if (first_is_head()) level_ = 0;
+        nodes_[next].prev = nodes_[x].prev;
+        release_node(x);
+        while (level_ > 1 && nodes_[head_id].at(level_ - 1).next == head_id) --level_;
+        if (count_ == 0) level_ = 0;
         return next;
+    }
+
+    /// Moves the element at position `from` of node x to position `to` (positions after the
+    /// move) within the same block. Never throws.
+    void move_position(node_id x, size_type from, size_type to) noexcept {
+        nodes_[x].data.move_position(from, to);
+        refresh_first(x);
+    }
+
+    /// Rebuilds node x's block compactly (every live record moves; `moved` reports each), with
+    /// room for `units` more area units and one more element. Strong guarantee.
+    template <class Moved>
+    void compact(node_id x, size_type units, Moved&& moved) {
+        block_type old = nodes_[x].data;
+        const size_type live = old.used() - old.garbage();
+        block_type fresh =
+            block_type::create(allocator(), block_type::grown(old.size() + 1),
+                               block_type::grown_area(live + units), old.fingerprinted());
+        fresh.set_node(x);
+        block_type::transfer(old, 0, old.size(), fresh,
+                             [&](view mv, Score sc, ref_type a, ref_type b) {
+                                 moved(mv, sc, record_address{x, a}, record_address{x, b});
+                             });
+        block_type::destroy(allocator(), old);  // nothing live is left in it
+        nodes_[x].data = fresh;
     }
 
     // ---- bulk building ---------------------------------------------------------------------
 
-    /// Appends a new node holding `count` elements produced by `fill(block)` at the end of the
-    /// list. For building from sorted input (conversion, copy, set operations). Strong
-    /// guarantee: on exception the list is unchanged.
+    /// Appends a new node at the end of the list whose block (of `capacity` positions and `area`
+    /// units) is filled by `fill(block)`. For building from sorted input (conversion, copy, set
+    /// operations). Strong guarantee: on exception the list is unchanged.
     template <class Fill>
-    node* append_node(size_type capacity, size_type heap, int max_height, Fill&& fill) {
-        node* n = create_node(random_height(max_height), capacity, heap);
-        path p;
-        descend([](const node*) { return true; }, p);  // the last node at every level
+    node_id append_node(size_type capacity, size_type area, int max_height, bool fingerprinted,
+                        Fill&& fill) {
+        const node_id id = create_node(random_height(max_height), capacity, area, fingerprinted);
         ZSET_TRY {
-            fill(n->data);
+            fill(nodes_[id].data);
         }
         ZSET_CATCH_ALL {
-            destroy_node(n);
+            discard_node(id);
             ZSET_RETHROW;
         }
-        refresh_first(n);
-        adopt_head(p, n);  // frees n itself if it throws
-        link_after_covering(p, n, size_);
-        const size_type added = n->data.size();
+        path p;
+        descend([](const node&) { return true; }, p);  // the last node at every level
+        refresh_first(id);
+        link_after(p, id, size_);
+        const size_type added = nodes_[id].data.size();
         for (int i = 0; i < level_; ++i) {
-            node* cover = i < n->height ? n : p.at[i];
-            cover->links()[i].span += added;
+            node& cover = i < nodes_[id].height ? nodes_[id] : nodes_[p.at[i]];
+            cover.at(i).span += static_cast<std::uint32_t>(added);
         }
         size_ += added;
-        return n;
-    }
-
-    /// Makes sure the next node creation cannot fail for lack of an id slot.
-    void reserve_id() {
-        if (free_id_ != 0) return;
-        grow_ids();
+        return id;
     }
 
     size_type memory_usage() const noexcept {
-        size_type total = id_capacity_ * sizeof(std::uintptr_t);
-        if (head_ == nullptr) return total;
-        total += links_for(head_height_) * sizeof(link);
-        for (node* n = first(); n != head(); n = n->next(0))
-            total += links_for(n->height) * sizeof(link) + n->data.allocated_bytes();
+        if (nodes_ == nullptr) return 0;
+        size_type total = capacity_ * sizeof(node) + tall_bytes(nodes_[head_id]);
+        for (node_id id = first(); id != head_id; id = nodes_[id].next(0))
+            total += tall_bytes(nodes_[id]) + nodes_[id].data.allocated_bytes() +
+                     nodes_[id].data.out_of_line_bytes();
         return total;
     }
 
-    /// Checks links, spans, prev pointers and the id table. Returns false on corruption.
-    /// O(n * level); for tests and debugging.
+    /// Checks links, spans, backward links, cached first scores and every block. Returns false
+    /// on corruption. O(n * level); for tests and debugging.
     bool validate() const noexcept {
-        if (head_ == nullptr) return level_ == 0 && size_ == 0 && nodes_ == 0;
-        size_type count = 0, node_total = 0;
-        const node* prev = head();
-        for (const node* n = first(); n != head(); n = n->next(0)) {
-            if (n->prev != prev || n->data.empty() || by_id(n->id) != n) return false;
-            if (block_by_id(n->id) != n->data) return false;
-            if (!(n->first_score == n->data.score(0))) return false;
-            if (n->height < 1 || n->height > level_) return false;
-            count += n->size();
-            ++node_total;
-            prev = n;
+        if (nodes_ == nullptr) return level_ == 0 && size_ == 0 && count_ == 0;
+        size_type elements = 0, nodes = 0;
+        node_id prev = head_id;
+        for (node_id id = first(); id != head_id; id = nodes_[id].next(0)) {
+            const node& n = nodes_[id];
+            if (n.prev != prev || !n.data || n.data.empty() || !n.data.validate()) return false;
+            if (n.data.node() != id || !(n.first_score == n.data.score(0))) return false;
+            if (n.height < 1 || n.height > level_) return false;
+            elements += n.size();
+            ++nodes;
+            prev = id;
         }
-        if (head_->prev != prev || count != size_ || node_total != nodes_) return false;
-        if ((level_ == 0) != (nodes_ == 0)) return false;
+        if (nodes_[head_id].prev != prev || elements != size_ || nodes != count_) return false;
+        if ((level_ == 0) != (count_ == 0)) return false;
         for (int i = 0; i < level_; ++i) {
-            for (const node* x = head(); x != nullptr;) {
-                const link& l = x->links()[i];
-                const node* target = (l.next == nullptr || l.next == head()) ? head() : l.next;
-                if (target != head() && target->height <= i) return false;
+            for (node_id x = head_id;;) {
+                const link& l = nodes_[x].at(i);
+                if (l.next != head_id && nodes_[l.next].height <= i) return false;
                 size_type between = 0;
-                const node* y = x;
+                node_id y = x;
                 do {
-                    between += y->size();
-                    y = y->next(0);
-                } while (y != target && y != head());
-                if (y != target || l.span != between) return false;
-                if (target == head()) break;
-                x = target;
+                    between += nodes_[y].size();
+                    y = nodes_[y].next(0);
+                } while (y != l.next && y != head_id);
+                if (y != l.next || l.span != between) return false;
+                if (l.next == head_id) break;
+                x = l.next;
             }
         }
-        for (int i = std::max(level_, 1); i < head_height_; ++i)
-            if (head_->links()[i].next != nullptr) return false;
+        for (int i = std::max(level_, 1); i < max_level; ++i)
+            if (nodes_[head_id].at(i).next != head_id) return false;
         return true;
     }
 
 private:
-    static constexpr bool bytes_layout = block_type::bytes;
-    using staged_member = std::conditional_t<bytes_layout, int, Member>;
+    void free_tall(node& n) noexcept {
+        if (!n.tall()) return;
+        link_allocator la(allocator());
+        link_traits::deallocate(la, n.links, n.height);
+        n.links = n.low;
+    }
+    static size_type tall_bytes(const node& n) noexcept {
+        return n.tall() ? n.height * sizeof(link) : 0;
+    }
 
-    static staged_member stage(view m) {
-        if constexpr (bytes_layout) {
-            (void)m;
-            return 0;
+    /// Makes sure a node id is available (allocating the pool, with its head, or growing it).
+    /// Strong guarantee.
+    void reserve_node() {
+        if (nodes_ != nullptr && free_ != head_id) return;
+        const size_type cap = capacity_ < 4 ? 4 : size_type{capacity_} + capacity_ / 2;
+        if (cap > size_type{0xffffff} + 1) raise_length_error("zset: too many blocks");
+        node_allocator na(allocator());
+        node* fresh = node_traits::allocate(na, cap);
+        if (nodes_ == nullptr) {
+            link* tall;
+            ZSET_TRY {
+                link_allocator la(allocator());
+                tall = link_traits::allocate(la, max_level);
+            }
+            ZSET_CATCH_ALL {
+                node_traits::deallocate(na, fresh, cap);
+                ZSET_RETHROW;
+            }
+            node& h = *new (static_cast<void*>(fresh)) node();
+            h.height = max_level;
+            h.links = tall;
+            h.prev = head_id;
+            for (int i = 0; i < max_level; ++i) h.at(i) = link{head_id, 0};
         } else {
-            return Member(m);
+            for (size_type i = 0; i < capacity_; ++i) {
+                node& moved = *::new (static_cast<void*>(fresh + i)) node(nodes_[i]);
+                if (!moved.tall()) moved.links = moved.low;  // inline links moved with it
+            }
+            node_traits::deallocate(na, nodes_, capacity_);
+        }
+        nodes_ = fresh;
+        const size_type old = capacity_ == 0 ? 1 : capacity_;
+        capacity_ = static_cast<std::uint32_t>(cap);
+        for (size_type i = cap; i-- > old;) {
+            node& f = *new (static_cast<void*>(nodes_ + i)) node();
+            f.height = 0;
+            f.prev = free_;
+            free_ = static_cast<node_id>(i);
         }
     }
-    static void put(block_type b, size_type i, Score s, staged_member& staged, view m,
-                    std::uint8_t fp) noexcept {
-        if constexpr (bytes_layout) {
-            (void)staged;
-            b.insert(i, s, m, fp);
-        } else {
-            (void)m;
-            b.insert_object(i, s, std::move(staged), fp);
+
+    /// A node of `height` with an empty block, not linked. Strong guarantee.
+    node_id create_node(int height, size_type capacity, size_type area, bool fingerprinted) {
+        reserve_node();
+        link* tall = nullptr;
+        if (height > inline_levels) {
+            link_allocator la(allocator());
+            tall = link_traits::allocate(la, static_cast<size_type>(height));
         }
-    }
-
-    static size_type bytes_from(block_type b, size_type k) noexcept {
-        if constexpr (bytes_layout)
-            return b.heap_used() - b.offset_of(k);
-        else
-            return 0;
-    }
-
-    static constexpr size_type node_bytes(int height) noexcept {
-        return sizeof(node) + sizeof(link) * static_cast<size_type>(height);
-    }
-
-    bool first_is_head() const noexcept { return head_->links()[0].next == head_; }
-
-    static constexpr size_type links_for(int height) noexcept {
-        return (node_bytes(height) + sizeof(link) - 1) / sizeof(link);
-    }
-
-    /// Allocates raw node storage with `height` links. Strong guarantee.
-    node* allocate_links(int height) {
-        link_allocator la(alloc_);
-        link* mem = link_traits::allocate(la, links_for(height));
-        void* raw = mem;
-        node* n = new (raw) node();
-        n->height = static_cast<std::uint8_t>(height);
-        return n;
-    }
-    void free_links(node* n, int height) noexcept {
-        link_allocator la(alloc_);
-        n->~node();
-        link_traits::deallocate(la, reinterpret_cast<link*>(n), links_for(height));
-    }
-
-    /// Makes the head sentinel tall enough for node n (allocating it on first use) and points
-    /// the search path at the new head. On failure frees n and rethrows: nothing changed.
-    void adopt_head(path& p, node* n) {
-        if (head_ != nullptr && head_height_ >= n->height) return;
-        node* fresh;
-        const int height = head_ == nullptr
-                               ? n->height
-                               : std::max<int>(n->height, std::min(max_level, head_height_ * 2));
+        block_type b;
         ZSET_TRY {
-            fresh = allocate_links(height);
+            b = block_type::create(allocator(), capacity, area, fingerprinted);
         }
         ZSET_CATCH_ALL {
-            destroy_node(n);
+            if (tall != nullptr) {
+                link_allocator la(allocator());
+                link_traits::deallocate(la, tall, static_cast<size_type>(height));
+            }
             ZSET_RETHROW;
         }
-        fresh->data = block_type();
-        fresh->id = 0;
-        for (int i = 0; i < height; ++i) fresh->links()[i] = link{nullptr, size_};
-        if (head_ == nullptr) {
-            fresh->prev = fresh;
-            fresh->links()[0] = link{fresh, 0};
-        } else {
-            for (int i = 0; i < head_height_; ++i) fresh->links()[i] = head_->links()[i];
-            if (nodes_ == 0) {
-                fresh->prev = fresh;
-                fresh->links()[0].next = fresh;
-            } else {
-                fresh->prev = head_->prev;
-                head_->prev->links()[0].next = fresh;
-                head_->links()[0].next->prev = fresh;
-            }
-            for (int i = 0; i < std::max(level_, 1); ++i)  // the levels descend() filled
-                if (p.at[i] == head_) p.at[i] = fresh;
-            free_links(head_, head_height_);
-        }
-        head_ = fresh;
-        head_height_ = height;
+        const node_id id = free_;
+        node& n = nodes_[id];
+        free_ = n.prev;
+        n = node();
+        n.height = static_cast<std::uint8_t>(height);
+        n.links = tall != nullptr ? tall : n.low;
+        for (int i = 0; i < height; ++i) n.at(i) = link{head_id, 0};
+        n.data = b;
+        b.set_node(id);
+        return id;
+    }
+
+    /// Frees an unlinked node whose block holds nothing the caller still needs.
+    void discard_node(node_id id) noexcept {
+        block_type::destroy(allocator(), nodes_[id].data);
+        free_tall(nodes_[id]);
+        nodes_[id].height = 0;
+        nodes_[id].data = block_type();
+        nodes_[id].prev = free_;
+        free_ = id;
+    }
+
+    /// Frees a node just unlinked from the list.
+    void release_node(node_id id) noexcept {
+        discard_node(id);
+        --count_;
     }
 
     int random_height(int limit) noexcept {
@@ -552,117 +542,204 @@ private:
         return h;
     }
 
-    /// Allocates a node with an empty block. Strong guarantee.
-    node* create_node(int height, size_type capacity, size_type heap) {
-        reserve_id();
-        block_type b = block_type::create(alloc_, block_type::grown(capacity),
-                                          bytes_layout ? block_type::grown_heap(heap) : 0);
-        node* n;
-        ZSET_TRY {
-            n = allocate_links(height);
-        }
-        ZSET_CATCH_ALL {
-            block_type::destroy(alloc_, b);
-            ZSET_RETHROW;
-        }
-        n->prev = nullptr;
-        for (int i = 0; i < height; ++i) n->links()[i] = link{nullptr, 0};
-        n->id = acquire_id();
-        set_block(n, b);
-        return n;
-    }
-
-    void destroy_node(node* n) noexcept {
-        block_type::destroy(alloc_, n->data);
-        release_id(n->id);
-        free_links(n, n->height);
-    }
-
-    /// Links n (holding no counted elements yet, or `added` elements counted by the caller)
-    /// right after the node covering rank `start` at each of its levels: p.at[i] must be the
-    /// node whose level-i link covers position `start` and p.rank[i] its first element's rank.
-    void link_after_covering(path& p, node* n, size_type start) noexcept {
-        if (n->height > level_) {
-            for (int i = level_; i < n->height; ++i) {
-                p.at[i] = head_;
+    /// Links node n (holding no counted elements yet, or elements counted by the caller) right
+    /// after the node covering rank `start` at each of its levels: p.at[i] must be the node whose
+    /// level-i link covers position `start` and p.rank[i] its first element's rank.
+    void link_after(path& p, node_id id, size_type start) noexcept {
+        node& n = nodes_[id];
+        if (n.height > level_) {
+            for (int i = level_; i < n.height; ++i) {
+                p.at[i] = head_id;
                 p.rank[i] = 0;
-                if (i > 0) head_->links()[i] = link{nullptr, size_};  // level 0 stays circular
+                nodes_[head_id].at(i) = link{head_id, static_cast<std::uint32_t>(size_)};
             }
-            level_ = n->height;
+            level_ = n.height;
         }
-        for (int i = 0; i < n->height; ++i) {
-            node* pred = p.at[i];
-            link& pl = pred->links()[i];
+        for (int i = 0; i < n.height; ++i) {
+            link& pl = nodes_[p.at[i]].at(i);
             const size_type before = start - p.rank[i];
-            n->links()[i] = link{pl.next, pl.span - before};
-            pl.next = n;
-            pl.span = before;
+            n.at(i) = link{pl.next, static_cast<std::uint32_t>(pl.span - before)};
+            pl.next = id;
+            pl.span = static_cast<std::uint32_t>(before);
         }
-        node* after = n->links()[0].next;
-        n->prev = p.at[0];
-        after->prev = n;
-        ++nodes_;
+        n.prev = p.at[0];
+        nodes_[n.next(0)].prev = id;
+        ++count_;
     }
 
-    void count_insert(path& p, node* dest) noexcept {
+    void count_insert(const path& p, node_id dest) noexcept {
         for (int i = 0; i < level_; ++i) {
-            node* cover = i < dest->height ? dest : p.at[i];
-            cover->links()[i].span += 1;
+            node& cover = i < nodes_[dest].height ? nodes_[dest] : nodes_[p.at[i]];
+            cover.at(i).span += 1;
         }
         ++size_;
     }
 
-    // id table -------------------------------------------------------------------------------
-    std::uint32_t acquire_id() noexcept {
-        const std::uint32_t id = free_id_;
-        free_id_ = static_cast<std::uint32_t>(ids_[id] >> 1);
-        ids_[id] = 0;
-        return id;
-    }
-
-    /// Gives node n block b: the block learns its node, the id table its block.
-    void set_block(node* n, block_type b) noexcept {
-        n->data = b;
-        b.set_owner(n);
-        ids_[n->id] = reinterpret_cast<std::uintptr_t>(b.raw());
-    }
-    void release_id(std::uint32_t id) noexcept {
-        ids_[id] = (std::uintptr_t{free_id_} << 1) | 1u;
-        free_id_ = id;
-    }
-    void grow_ids() {
-        const size_type cap = id_capacity_ < 4 ? 4 : id_capacity_ * 2;
-        if (cap > 0xffffffffu) raise_length_error("zset: too many blocks");
-        id_allocator ia(alloc_);
-        std::uintptr_t* fresh = id_traits::allocate(ia, cap);
-        for (size_type i = 0; i < id_capacity_; ++i) fresh[i] = ids_[i];
-        if (ids_ != nullptr) id_traits::deallocate(ia, ids_, id_capacity_);
-        ids_ = fresh;
-        const size_type old = id_capacity_;
-        id_capacity_ = cap;
-        fresh[0] = 1;  // id 0 is never handed out
-        for (size_type i = cap; i-- > (old == 0 ? 1 : old);)
-            release_id(static_cast<std::uint32_t>(i));
-    }
-    void release_ids() noexcept {
-        if (ids_ != nullptr) {
-            id_allocator ia(alloc_);
-            id_traits::deallocate(ia, ids_, id_capacity_);
+    /// A new, unlinked node holding (s, m) alone. Strong guarantee.
+    std::pair<node_id, ref_type> lone_node(Score s, view m, std::uint8_t fp, const limits& lim,
+                                           bool fingerprinted) {
+        const node_id id =
+            create_node(random_height(lim.max_height), 1, block_type::units_for(m), fingerprinted);
+        ref_type r;
+        ZSET_TRY {
+            r = nodes_[id].data.append_record(allocator(), s, m);
         }
-        ids_ = nullptr;
-        id_capacity_ = 0;
-        free_id_ = 0;
+        ZSET_CATCH_ALL {
+            discard_node(id);
+            ZSET_RETHROW;
+        }
+        nodes_[id].data.link(0, r, fp);
+        refresh_first(id);
+        return {id, r};
     }
 
-    Allocator alloc_;
-    node* head_ = nullptr;
-    int head_height_ = 0;
+    /// Points the path at the head at its lowest `levels` levels (nothing precedes rank 0).
+    static void path_from_head(path& p, int levels) noexcept {
+        for (int i = 0; i < levels; ++i) {
+            p.at[i] = head_id;
+            p.rank[i] = 0;
+        }
+    }
+
+    /// The first element of an empty list: a node of its own.
+    std::pair<node_id, ref_type> insert_first(path& p, Score s, view m, std::uint8_t fp,
+                                              const limits& lim, bool fingerprinted) {
+        const auto placed = lone_node(s, m, fp, lim, fingerprinted);
+        path_from_head(p, max_level);
+        link_after(p, placed.first, 0);
+        count_insert(p, placed.first);
+        return placed;
+    }
+
+    /// Gives node x's block room for one more record of `units` units: compacts it when at
+    /// least a quarter of its area is garbage (records move), else regrows it (refs kept).
+    template <class Moved>
+    void make_room(node_id x, size_type units, bool appending, Moved&& moved) {
+        block_type b = nodes_[x].data;
+        if (b.garbage() * 4 >= b.area() && b.garbage() >= units) {
+            compact(x, units, moved);
+            return;
+        }
+        size_type cap = b.capacity(), area = b.area();
+        if (b.size() >= cap)
+            cap = appending ? std::min(2 * cap + 2, block_type::max_positions)
+                            : block_type::grown(b.size() + 1);
+        if (b.used() + units > area)
+            area = appending ? std::min(2 * (b.used() + units), block_type::max_area)
+                             : block_type::grown_area(b.used() + units);
+        nodes_[x].data = block_type::regrow(allocator(), b, cap, area);
+    }
+
+    /// Inserts into a full node: a new node holds the new element alone when it goes at the
+    /// very start or end of the block (ascending inserts, time series, leave full blocks
+    /// behind), else the block splits in two right-sized halves.
+    template <class Moved>
+    std::pair<node_id, ref_type> split_insert(path& p, slot where, Score s, view m, std::uint8_t fp,
+                                              const limits& lim, Moved&& moved) {
+        const node_id t = where.target;
+        const block_type b = nodes_[t].data;
+        const size_type n = b.size(), idx = where.pos;
+        const bool fingerprinted = b.fingerprinted();
+        if (idx == n || (idx == 0 && t == first())) {
+            const auto placed = lone_node(s, m, fp, lim, fingerprinted);
+            const node_id id = placed.first;
+            if (idx == 0) {
+                path_from_head(p, level_);
+                link_after(p, id, 0);
+            } else {
+                link_after(p, id, where.start + n);
+                path_at(p, id, where.start + n);
+            }
+            count_insert(p, id);
+            return placed;
+        }
+        return split_middle(p, where, s, m, fp, lim, moved);
+    }
+
+    template <class Moved>
+    std::pair<node_id, ref_type> split_middle(path& p, slot where, Score s, view m, std::uint8_t fp,
+                                              const limits& lim, Moved&& moved) {
+        const node_id t = where.target;
+        block_type b = nodes_[t].data;
+        const size_type n = b.size(), idx = where.pos, k = n / 2;
+        const bool into_new = idx > k;
+        const size_type units = block_type::units_for(m);
+        // bytes of each half, for right-sized blocks
+        size_type upper_units = 0;
+        for (size_type i = k; i < n; ++i) upper_units += b.record_units(b.ref(i));
+        const size_type lower_units = b.used() - b.garbage() - upper_units;
+        const size_type new_count = n - k + (into_new ? 1 : 0);
+        // allocate everything first
+        const node_id fresh_id = create_node(
+            random_height(lim.max_height), block_type::grown(new_count),
+            block_type::grown_area(upper_units + (into_new ? units : 0)), b.fingerprinted());
+        block_type fresh = nodes_[fresh_id].data;
+        // (Each try block reads in its handler only what was set before it: g++ 12 at -O1 and
+        // above dropped the null store of a block assigned inside the same try, measured.)
+        block_type kept;
+        ZSET_TRY {
+            kept = block_type::create(allocator(), block_type::grown(k + (into_new ? 0 : 1)),
+                                      block_type::grown_area(lower_units + (into_new ? 0 : units)),
+                                      b.fingerprinted());
+        }
+        ZSET_CATCH_ALL {
+            discard_node(fresh_id);
+            ZSET_RETHROW;
+        }
+        ref_type r;
+        ZSET_TRY {
+            r = (into_new ? fresh : kept).append_record(allocator(), s, m);
+        }
+        ZSET_CATCH_ALL {
+            block_type::destroy(allocator(), kept);
+            discard_node(fresh_id);
+            ZSET_RETHROW;
+        }
+        // rewire (nothing below throws)
+        kept.set_node(t);
+        move_out(t, k, fresh_id, moved);
+        move_out(t, 0, t, kept, moved);
+        block_type::destroy(allocator(), b);  // empty now
+        nodes_[t].data = kept;
+        link_after(p, fresh_id, where.start + k);
+        const node_id dest = into_new ? fresh_id : t;
+        nodes_[dest].data.link(into_new ? idx - k : idx, r, fp);
+        refresh_first(t);
+        refresh_first(fresh_id);
+        if (into_new) path_at(p, fresh_id, where.start + k);
+        count_insert(p, dest);
+        return {dest, r};
+    }
+
+    /// Moves positions [first, end) of node x's block to the end of node `to`'s block (or of
+    /// `dst`, the block about to become x's), reporting each move. Never throws.
+    template <class Moved>
+    void move_out(node_id x, size_type first, node_id to, Moved&& moved) noexcept {
+        move_out(x, first, to, nodes_[to].data, moved);
+    }
+    template <class Moved>
+    void move_out(node_id x, size_type first, node_id to, block_type dst, Moved&& moved) noexcept {
+        const block_type src = nodes_[x].data;
+        block_type::transfer(src, first, src.size(), dst,
+                             [&](view mv, Score sc, ref_type a, ref_type c) {
+                                 moved(mv, sc, record_address{x, a}, record_address{to, c});
+                             });
+    }
+
+    /// Points the path at node id (starting at `rank`) at every level it has.
+    void path_at(path& p, node_id id, size_type rank) const noexcept {
+        for (int i = 0; i < nodes_[id].height; ++i) {
+            p.at[i] = id;
+            p.rank[i] = rank;
+        }
+    }
+
+    node* nodes_ = nullptr;
+    std::uint32_t capacity_ = 0;  // nodes in the pool
+    node_id free_ = 0;            // first free id (0: none)
     int level_ = 0;
+    std::uint32_t count_ = 0;  // nodes in the list (the head not counted)
     size_type size_ = 0;
-    size_type nodes_ = 0;
-    std::uintptr_t* ids_ = nullptr;
-    size_type id_capacity_ = 0;
-    std::uint32_t free_id_ = 0;
     std::uint64_t rng_ = 0x2545f4914f6cdd1dull;
 };
 

@@ -1,0 +1,633 @@
+// zset::detail::block — a slotted page of (score, member) records: the unit of storage.
+//
+// A whole sorted set in listpack mode is one block; in skiplist mode every skiplist node owns
+// one. A block is one allocation:
+//
+//   [header][record area: `area` units][order: u16 x capacity][fingerprints: u8 x capacity]
+//
+// * Records never move inside their block. A record is addressed by its `ref`: its byte offset
+//   in the area (byte-string members) or its cell number (other members). The hash index
+//   stores (node, ref), so a member lookup reaches the member and its score by reading exactly
+//   one record, with no scan (the reason for this layout: the previous format kept scores,
+//   lengths and member bytes in separate sorted arrays, and a lookup summed lengths to find a
+//   member — 4-5 dependent cache misses at 10^6 members against a hash map's 2).
+// * `order` lists the refs in (score, member) order. Ranks, iteration and binary search go
+//   through it; inserting or erasing shifts 2 bytes per element, never the records.
+// * `fingerprints` (listpack mode only: skiplist mode has the hash index) hold 8 bits of each
+//   member's hash in order, so a lookup compares only the records whose fingerprint matches,
+//   16 at a time with SSE2.
+//
+// Record formats:
+//   byte strings (Member = std::string): [score][length byte][member bytes], packed (scores are
+//     read with memcpy). A member of 255 bytes or more has length byte 255 and its bytes in
+//     an allocation of their own: [score][255][u32 length][pointer]. A record is thus at most
+//     sizeof(Score) + 255 bytes, which keeps a block's area within 16-bit offsets.
+//     Element cost: sizeof(Score) + 3 bytes + the member (24 bytes for 13 bytes and a double).
+//   other members: fixed cells [score][Member], aligned; the Member's move constructor must not
+//     throw (records move when blocks split or compact).
+//
+// An erased record becomes a hole, kept on a free list threaded through the holes themselves
+// ([next hole][hole size] in its first 4 bytes), and a later record that fits takes it
+// (first fit). So an erase never allocates (the container's strong exception guarantee relies
+// on it), and a block whose elements churn (score updates moving members between blocks)
+// rarely needs compacting. Regrowing copies the area as it is, so refs stay valid; a split or
+// compaction moves records and reports each move (the index re-points the moved entries).
+//
+// Invariant: the units of the live records plus `garbage` (holes and fragments too small to be
+// holes) equal `used`.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <memory>
+#include <new>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include "../common.hpp"
+#include "scan.hpp"
+
+namespace zset {
+namespace detail {
+
+template <class T>
+inline constexpr bool is_byte_string_v = std::is_same_v<T, std::string>;
+
+/// What a block hands out for a member: a string_view for byte strings, a reference otherwise.
+template <class Member>
+using member_view_t = std::conditional_t<is_byte_string_v<Member>, std::string_view, const Member&>;
+
+/// Size used for the listpack "value" threshold: bytes for strings, sizeof otherwise.
+template <class Member>
+std::size_t member_size(member_view_t<Member> m) noexcept {
+    if constexpr (is_byte_string_v<Member>)
+        return m.size();
+    else
+        return sizeof(Member);
+}
+
+/// Where an index entry points: a node (its block) and a record ref inside it.
+struct record_address {
+    std::uint32_t node;
+    std::uint16_t ref;
+    friend bool operator==(record_address a, record_address b) noexcept {
+        return a.node == b.node && a.ref == b.ref;
+    }
+    friend bool operator!=(record_address a, record_address b) noexcept { return !(a == b); }
+};
+
+template <class Score, class Member, class Allocator>
+class block {
+public:
+    static constexpr bool bytes = is_byte_string_v<Member>;
+    using view = member_view_t<Member>;
+    using size_type = std::size_t;
+    using ref_type = std::uint16_t;
+    static constexpr size_type npos = ~size_type{0};
+    /// Positions and area units are 16-bit.
+    static constexpr size_type max_positions = 0xffff;
+    static constexpr size_type max_area = 0xffff;
+    static constexpr std::uint8_t long_length = 255;
+    static constexpr ref_type no_hole = 0xffff;
+
+    static_assert(bytes || std::is_nothrow_move_constructible_v<Member>,
+                  "zset: a non-string Member must be nothrow move constructible");
+
+private:
+    struct header {
+        std::uint32_t node;   // id of the skiplist node owning this block
+        std::uint32_t units;  // allocation size in allocation units
+        std::uint16_t size;
+        std::uint16_t capacity;  // positions (order / fingerprint entries)
+        std::uint16_t used;      // area units in use from the start: records and garbage
+        std::uint16_t area;      // area units available
+        std::uint16_t garbage;   // units of erased records below `used`
+        std::uint16_t holes;     // first hole of the free list (no_hole: none)
+        std::uint8_t fingerprinted;
+        std::uint8_t reserved;
+    };
+    struct alignas(std::max_align_t) unit {
+        unsigned char raw[alignof(std::max_align_t)];
+    };
+    using unit_traits = typename std::allocator_traits<Allocator>::template rebind_traits<unit>;
+    using unit_allocator = typename unit_traits::allocator_type;
+    using char_traits = typename std::allocator_traits<Allocator>::template rebind_traits<char>;
+    using char_allocator = typename char_traits::allocator_type;
+
+    static constexpr size_type align_up(size_type n, size_type a) noexcept {
+        return (n + a - 1) / a * a;
+    }
+    // Object cells: [Score][Member], aligned for both.
+    static constexpr size_type cell_align = alignof(Score) > alignof(Member) ? alignof(Score)
+                                                                             : alignof(Member);
+    // at least 2 bytes before the member: a free cell keeps its hole link there
+    static constexpr size_type member_offset =
+        align_up(sizeof(Score) < 2 ? 2 : sizeof(Score), alignof(Member));
+    static constexpr size_type cell_bytes = align_up(member_offset + sizeof(Member), cell_align);
+    static constexpr size_type unit_bytes = bytes ? 1 : cell_bytes;
+    static constexpr size_type records_offset = align_up(sizeof(header), bytes ? 1 : cell_align);
+    static_assert(bytes || cell_align <= alignof(std::max_align_t),
+                  "zset: over-aligned Member or Score types are not supported");
+
+    static size_type order_offset(size_type area) noexcept {
+        return align_up(records_offset + area * unit_bytes, alignof(std::uint16_t));
+    }
+    static size_type total_bytes(size_type cap, size_type area, bool fingerprinted) noexcept {
+        return order_offset(area) + cap * sizeof(std::uint16_t) + (fingerprinted ? cap : 0) +
+               scan_slack;
+    }
+
+    header* h_;
+
+    explicit block(header* h) noexcept : h_(h) {}
+    unsigned char* base() const noexcept { return reinterpret_cast<unsigned char*>(h_); }
+    unsigned char* record(ref_type r) const noexcept {
+        return base() + records_offset + size_type{r} * unit_bytes;
+    }
+
+public:
+    block() noexcept : h_(nullptr) {}
+    explicit operator bool() const noexcept { return h_ != nullptr; }
+    friend bool operator==(block a, block b) noexcept { return a.h_ == b.h_; }
+    friend bool operator!=(block a, block b) noexcept { return a.h_ != b.h_; }
+    /// Starts loading the cache line of the record at r.
+    void prefetch_record(ref_type r) const noexcept { prefetch(record(r)); }
+    /// Starts loading the header and the first order entries.
+    void prefetch_order() const noexcept {
+        prefetch(h_);
+        prefetch(order());
+    }
+
+    // ---- allocation ---------------------------------------------------------------------
+
+    /// Allocates an empty block. Throws std::bad_alloc / std::length_error; changes nothing.
+    static block create(const Allocator& alloc, size_type cap, size_type area, bool fingerprinted) {
+        if (cap > max_positions || area > max_area) raise_length_error("zset: block too large");
+        unit_allocator ua(alloc);
+        const size_type n_units =
+            align_up(total_bytes(cap, area, fingerprinted), sizeof(unit)) / sizeof(unit);
+        unit* mem = unit_traits::allocate(ua, n_units);
+        void* raw = mem;
+        header* h = new (raw) header();
+        h->units = static_cast<std::uint32_t>(n_units);
+        h->capacity = static_cast<std::uint16_t>(cap);
+        h->area = static_cast<std::uint16_t>(area);
+        h->holes = no_hole;
+        h->fingerprinted = fingerprinted ? 1 : 0;
+        return block(h);
+    }
+
+    /// Releases every live record (out-of-line member bytes, member objects) and the block.
+    static void destroy(const Allocator& alloc, block b) noexcept {
+        if (!b) return;
+        for (size_type i = 0; i < b.size(); ++i) b.release_record(alloc, b.ref(i));
+        deallocate(alloc, b);
+    }
+
+    /// A copy of `old` with room for `cap` positions and `area` units, every record at the same
+    /// ref (so index entries stay valid); `old` is freed. Strong guarantee.
+    static block regrow(const Allocator& alloc, block old, size_type cap, size_type area) {
+        block fresh = create(alloc, cap, area, old.fingerprinted());
+        if constexpr (bytes) {
+            std::memcpy(fresh.record(0), old.record(0), old.used());
+        } else {
+            for (size_type i = 0; i < old.size(); ++i) {
+                const ref_type r = old.ref(i);
+                std::memcpy(fresh.record(r), old.record(r), sizeof(Score));
+                ::new (static_cast<void*>(fresh.member_ptr(r)))
+                    Member(std::move(*old.member_ptr(r)));
+                old.member_ptr(r)->~Member();
+            }
+            for (ref_type h = old.h_->holes; h != no_hole; h = old.next_hole(h))
+                std::memcpy(fresh.record(h), old.record(h), sizeof(ref_type));
+        }
+        std::memcpy(fresh.order(), old.order(), old.size() * sizeof(std::uint16_t));
+        if (old.fingerprinted()) std::memcpy(fresh.fingerprints(), old.fingerprints(), old.size());
+        fresh.h_->node = old.h_->node;
+        fresh.h_->size = old.h_->size;
+        fresh.h_->used = old.h_->used;
+        fresh.h_->garbage = old.h_->garbage;
+        fresh.h_->holes = old.h_->holes;
+        deallocate(alloc, old);
+        return fresh;
+    }
+
+    /// Slack policy: 1/16 keeps a listpack-mode set near its exact size (as Redis's realloc per
+    /// insert) while a block is copied only every n/16 inserts.
+    static size_type grown(size_type n) noexcept { return n + n / 16 + 2; }
+    static size_type grown_area(size_type units) noexcept {
+        return units + units / 16 + (bytes ? 8 : 1);
+    }
+
+    /// Can one block hold `count` elements of `units` area units (with growth slack)?
+    static bool can_hold(size_type count, size_type units) noexcept {
+        return grown(count) <= max_positions && grown_area(units) <= max_area;
+    }
+
+    size_type allocated_bytes() const noexcept { return size_type{h_->units} * sizeof(unit); }
+    /// Out-of-line member bytes owned by the live records.
+    size_type out_of_line_bytes() const noexcept {
+        size_type total = 0;
+        if constexpr (bytes) {
+            for (size_type i = 0; i < size(); ++i)
+                if (record(ref(i))[sizeof(Score)] == long_length) total += member_of(ref(i)).size();
+        }
+        return total;
+    }
+
+    // ---- observers ----------------------------------------------------------------------
+
+    std::uint32_t node() const noexcept { return h_->node; }
+    void set_node(std::uint32_t id) noexcept { h_->node = id; }
+    size_type size() const noexcept { return h_->size; }
+    bool empty() const noexcept { return h_->size == 0; }
+    size_type capacity() const noexcept { return h_->capacity; }
+    size_type area() const noexcept { return h_->area; }
+    size_type used() const noexcept { return h_->used; }
+    size_type garbage() const noexcept { return h_->garbage; }
+    bool fingerprinted() const noexcept { return h_->fingerprinted != 0; }
+
+    std::uint16_t* order() const noexcept {
+        return reinterpret_cast<std::uint16_t*>(base() + order_offset(h_->area));
+    }
+    std::uint8_t* fingerprints() const noexcept {
+        return reinterpret_cast<std::uint8_t*>(order() + h_->capacity);
+    }
+    ref_type ref(size_type pos) const noexcept { return order()[pos]; }
+    std::uint8_t fingerprint(size_type pos) const noexcept { return fingerprints()[pos]; }
+
+    ZSET_ALWAYS_INLINE Score score_of(ref_type r) const noexcept {
+        Score s;
+        std::memcpy(&s, record(r), sizeof s);
+        return s;
+    }
+    void set_score_of(ref_type r, Score s) noexcept { std::memcpy(record(r), &s, sizeof s); }
+    ZSET_ALWAYS_INLINE view member_of(ref_type r) const noexcept {
+        if constexpr (bytes) {
+            const unsigned char* p = record(r) + sizeof(Score);
+            if (*p != long_length) return view(reinterpret_cast<const char*>(p + 1), *p);
+            std::uint32_t n;
+            const char* out;
+            std::memcpy(&n, p + 1, sizeof n);
+            std::memcpy(&out, p + 1 + sizeof n, sizeof out);
+            return view(out, n);
+        } else {
+            return *member_ptr(r);
+        }
+    }
+    /// Is the member of record r the byte string m? (byte-string members)
+    ZSET_ALWAYS_INLINE bool bytes_equal(ref_type r, std::string_view m) const noexcept {
+        const unsigned char* p = record(r) + sizeof(Score);
+        if (m.size() >= long_length) return *p == long_length && member_of(r) == m;
+        return *p == m.size() && equal_bytes(p + 1, m.data(), m.size());
+    }
+    Score score(size_type pos) const noexcept { return score_of(ref(pos)); }
+    view member(size_type pos) const noexcept { return member_of(ref(pos)); }
+
+    /// Area units a record for member m takes (at least a hole's 4 bytes).
+    static size_type units_for(view m) noexcept {
+        if constexpr (bytes)
+            return string_units(m.size() < long_length ? m.size() : long_length);
+        else
+            return 1;
+    }
+    /// Area units of the live record at r.
+    size_type record_units(ref_type r) const noexcept {
+        if constexpr (bytes)
+            return string_units(record(r)[sizeof(Score)]);
+        else
+            return 1;
+    }
+
+    /// Position of the record r (present), found in the order array: O(size / 8).
+    size_type position_of(ref_type r) const noexcept { return find_u16(order(), size(), r); }
+
+    // ---- searching ------------------------------------------------------------------------
+
+    /// Position of the element whose record satisfies is_member(ref), or npos (fingerprinted
+    /// blocks only). Tests only the records whose fingerprint matches.
+    template <class IsMember>
+    ZSET_ALWAYS_INLINE size_type find(std::uint8_t fp, const IsMember& is_member) const {
+        size_type found = npos;
+        for_each_byte_match(fingerprints(), size(), fp, [&](size_type i) {
+            if (!is_member(ref(i))) return false;
+            found = i;
+            return true;
+        });
+        return found;
+    }
+
+    /// Whether a search expects the block in cache; a cold search prefetches the records it may
+    /// probe next (they are scattered in the area), which pays off only on cache misses.
+    enum class search { cached, cold };
+
+    /// First position i for which goes_before(i) is false, assuming it is true then false.
+    /// Branch-light binary search: the probe sequence does not depend on earlier outcomes'
+    /// branches, only on a conditional move.
+    template <class GoesBefore>
+    size_type partition_point(const GoesBefore& goes_before, search mode = search::cached) const {
+        size_type base = 0, len = size();
+        if (len == 0) return 0;
+        const std::uint16_t* o = order();
+        while (len > 1) {
+            const size_type half = len / 2;
+            if (mode == search::cold) {
+                prefetch(record(o[base + half / 2]));
+                prefetch(record(o[base + half + half / 2]));
+            }
+            base = goes_before(base + half) ? base + half : base;
+            len -= half;
+        }
+        return base + (goes_before(base) ? 1 : 0);
+    }
+
+    /// First position whose (score, member) is not less than (s, m).
+    template <class Compare>
+    size_type lower_bound(Score s, view m, const Compare& less,
+                          search mode = search::cached) const {
+        const std::uint16_t* o = order();
+        return partition_point(
+            [&](size_type i) {
+                const ref_type r = o[i];
+                const Score si = score_of(r);
+                return si < s || (!(s < si) && less(member_of(r), m));
+            },
+            mode);
+    }
+
+    // ---- modifiers ------------------------------------------------------------------------
+
+    /// Is there room for one more record of `units` units (at the end of the area or in a
+    /// hole) without reallocating?
+    bool has_room(size_type units) const noexcept {
+        if (h_->size >= h_->capacity) return false;
+        return size_type{h_->used} + units <= h_->area || find_hole(units).at != no_hole;
+    }
+
+    /// Writes a new record (not yet linked into the order) at the end of the used area, or in
+    /// the first hole it fits when the end has no room, and returns its ref. Precondition:
+    /// has_room(units_for(m)). For object members the copy of m may throw, and a long string
+    /// member allocates; on exception nothing changed.
+    ref_type append_record(const Allocator& alloc, Score s, view m) {
+        const size_type units = units_for(m);
+        const bool at_end = size_type{h_->used} + units <= h_->area;
+        const hole_slot hole = at_end ? hole_slot{} : find_hole(units);  // read before writing
+        const ref_type r = at_end ? static_cast<ref_type>(h_->used) : hole.at;
+        write_record(alloc, r, s, m);  // may throw: nothing changed yet
+        if (at_end)
+            h_->used = static_cast<std::uint16_t>(h_->used + units);
+        else
+            take_hole(hole, units);
+        return r;
+    }
+
+private:
+    /// Writes record (s, m) at r. Only the member copy or allocation may throw.
+    void write_record(const Allocator& alloc, ref_type r, Score s, view m) {
+        unsigned char* p = record(r);
+        if constexpr (bytes) {
+            if (m.size() < long_length) {
+                p[sizeof(Score)] = static_cast<std::uint8_t>(m.size());
+                if (!m.empty()) std::memcpy(p + sizeof(Score) + 1, m.data(), m.size());
+            } else {
+                char_allocator ca(alloc);
+                char* out = char_traits::allocate(ca, m.size());
+                std::memcpy(out, m.data(), m.size());
+                const auto n = static_cast<std::uint32_t>(m.size());
+                p[sizeof(Score)] = long_length;
+                std::memcpy(p + sizeof(Score) + 1, &n, sizeof n);
+                std::memcpy(p + sizeof(Score) + 1 + sizeof n, &out, sizeof out);
+            }
+        } else {
+            (void)alloc;
+            ::new (static_cast<void*>(member_ptr(r))) Member(m);  // may throw: nothing changed
+        }
+        std::memcpy(p, &s, sizeof s);
+    }
+
+    // ---- holes ----------------------------------------------------------------------------
+    // A hole holds [next hole: u16][size: u16] (object cells: [next hole] only, size 1).
+
+    struct hole_slot {
+        ref_type at = no_hole;
+        ref_type prev = no_hole;  // the hole before it in the list (no_hole: it is the head)
+        ref_type next = no_hole;  // the hole after it
+        size_type units = 0;      // its size
+    };
+    static constexpr size_type min_units = 4;
+    static constexpr size_type hole_search_limit = 32;  // bounds an insertion's walk
+
+    static size_type string_units(size_type length_byte) noexcept {
+        const size_type raw =
+            sizeof(Score) + 1 +
+            (length_byte != long_length ? length_byte : sizeof(std::uint32_t) + sizeof(char*));
+        return raw < min_units ? min_units : raw;
+    }
+    ref_type next_hole(ref_type h) const noexcept {
+        ref_type next;
+        std::memcpy(&next, record(h), sizeof next);
+        return next;
+    }
+    size_type hole_units(ref_type h) const noexcept {
+        if constexpr (!bytes) {
+            (void)h;
+            return 1;
+        } else {
+            std::uint16_t units;
+            std::memcpy(&units, record(h) + sizeof(ref_type), sizeof units);
+            return units;
+        }
+    }
+    void set_hole(ref_type h, ref_type next, size_type units) noexcept {
+        std::memcpy(record(h), &next, sizeof next);
+        if constexpr (bytes) {
+            const auto u = static_cast<std::uint16_t>(units);
+            std::memcpy(record(h) + sizeof(ref_type), &u, sizeof u);
+        } else {
+            (void)units;
+        }
+    }
+    void relink(ref_type prev, ref_type next) noexcept {
+        if (prev == no_hole)
+            h_->holes = next;
+        else
+            std::memcpy(record(prev), &next, sizeof next);
+    }
+
+    /// The first hole of at least `units` units (within the search limit), or none.
+    hole_slot find_hole(size_type units) const noexcept {
+        hole_slot found;
+        size_type steps = 0;
+        for (ref_type h = h_->holes; h != no_hole && steps < hole_search_limit;
+             h = next_hole(h), ++steps) {
+            if (hole_units(h) >= units) {
+                found.at = h;
+                found.next = next_hole(h);
+                found.units = hole_units(h);
+                return found;
+            }
+            found.prev = h;
+        }
+        return hole_slot{};
+    }
+
+    /// A record of `units` units now occupies the start of hole `slot`: the rest of the hole
+    /// stays on the list when it can still hold a hole, else it is a fragment (garbage until a
+    /// rebuild).
+    void take_hole(hole_slot slot, size_type units) noexcept {
+        if (slot.units - units >= min_units) {
+            const auto rest = static_cast<ref_type>(slot.at + units);
+            set_hole(rest, slot.next, slot.units - units);
+            relink(slot.prev, rest);
+        } else {
+            relink(slot.prev, slot.next);
+        }
+        h_->garbage = static_cast<std::uint16_t>(h_->garbage - units);
+    }
+
+public:
+    /// Links record r at position pos. Precondition: size() < capacity(). Never throws.
+    void link(size_type pos, ref_type r, std::uint8_t fp) noexcept {
+        const size_type n = size();
+        std::uint16_t* o = order();
+        std::memmove(o + pos + 1, o + pos, (n - pos) * sizeof *o);
+        o[pos] = r;
+        if (fingerprinted()) {
+            std::uint8_t* f = fingerprints();
+            std::memmove(f + pos + 1, f + pos, n - pos);
+            f[pos] = fp;
+        }
+        ++h_->size;
+    }
+
+    /// Moves the element at position `from` to position `to` (positions after the move),
+    /// shifting the others. Its record stays where it is. Never throws.
+    void move_position(size_type from, size_type to) noexcept {
+        const auto rotate = [&](auto* a) {
+            if (to > from)
+                std::rotate(a + from, a + from + 1, a + to + 1);
+            else if (to < from)
+                std::rotate(a + to, a + from, a + from + 1);
+        };
+        rotate(order());
+        if (fingerprinted()) rotate(fingerprints());
+    }
+
+    /// Removes positions [first, last) and releases their records. Never throws.
+    void erase(const Allocator& alloc, size_type first, size_type last) noexcept {
+        for (size_type i = first; i < last; ++i) release_record(alloc, ref(i));
+        forget(first, last);
+    }
+
+    /// Appends the records at positions [first, last) of `src` to the end of `dst` (area and
+    /// positions), in order, and removes them from `src` without releasing them: they now
+    /// belong to dst. Calls moved(member view in dst, score, old ref, new ref) for each.
+    /// Precondition: dst has room. Never throws.
+    template <class Moved>
+    static void transfer(block src, size_type first, size_type last, block dst, Moved&& moved) {
+        for (size_type i = first; i < last; ++i) {
+            const ref_type from = src.ref(i);
+            const auto to = static_cast<ref_type>(dst.h_->used);
+            const size_type units = src.record_units(from);
+            if constexpr (bytes) {
+                std::memcpy(dst.record(to), src.record(from), units);
+            } else {
+                std::memcpy(dst.record(to), src.record(from), sizeof(Score));
+                ::new (static_cast<void*>(dst.member_ptr(to)))
+                    Member(std::move(*src.member_ptr(from)));
+                src.member_ptr(from)->~Member();
+            }
+            dst.h_->used = static_cast<std::uint16_t>(dst.h_->used + units);
+            dst.link(dst.size(), to, src.fingerprinted() ? src.fingerprint(i) : 0);
+            moved(dst.member_of(to), dst.score_of(to), from, to);
+        }
+        src.forget(first, last);
+    }
+
+    /// Sets the fingerprint of position pos (fingerprinted blocks). Never throws.
+    void set_fingerprint(size_type pos, std::uint8_t fp) noexcept { fingerprints()[pos] = fp; }
+
+    /// Checks the block's own invariants: refs in range and distinct, live units + garbage ==
+    /// used, sizes within capacity. For tests and debugging; O(size * log size).
+    bool validate() const noexcept {
+        if (!h_ || h_->size > h_->capacity || h_->used > h_->area) return false;
+        size_type live = 0;
+        for (size_type i = 0; i < size(); ++i) {
+            const ref_type r = ref(i);
+            if (r >= h_->used) return false;
+            const size_type u = record_units(r);
+            if (size_type{r} + u > h_->used) return false;
+            live += u;
+            for (size_type j = i + 1; j < size(); ++j)
+                if (ref(j) == r) return false;
+        }
+        if (live + h_->garbage != h_->used) return false;
+        size_type in_holes = 0, count = 0;
+        for (ref_type h = h_->holes; h != no_hole; h = next_hole(h)) {
+            if (h >= h_->used || ++count > h_->used) return false;
+            in_holes += hole_units(h);
+        }
+        return in_holes <= h_->garbage;
+    }
+
+private:
+    Member* member_ptr(ref_type r) const noexcept {
+        return reinterpret_cast<Member*>(record(r) + member_offset);
+    }
+
+    static void deallocate(const Allocator& alloc, block b) noexcept {
+        unit_allocator ua(alloc);
+        unit_traits::deallocate(ua, reinterpret_cast<unit*>(b.h_), b.h_->units);
+    }
+
+    /// Frees what a live record owns (its out-of-line bytes or its member object).
+    void release_record(const Allocator& alloc, ref_type r) noexcept {
+        if constexpr (bytes) {
+            const unsigned char* p = record(r) + sizeof(Score);
+            if (*p != long_length) return;
+            const view m = member_of(r);
+            char_allocator ca(alloc);
+            char_traits::deallocate(ca, const_cast<char*>(m.data()), m.size());
+        } else {
+            (void)alloc;
+            member_ptr(r)->~Member();
+        }
+    }
+
+    /// Removes positions [first, last) whose records were released or moved away: their units
+    /// become garbage (or shrink `used` when a record ends it). Never throws.
+    void forget(size_type first, size_type last) noexcept {
+        if (first >= last) return;
+        for (size_type i = first; i < last; ++i) {
+            const ref_type r = ref(i);
+            const size_type u = record_units(r);
+            if (size_type{r} + u == h_->used) {
+                h_->used = r;
+            } else {
+                h_->garbage = static_cast<std::uint16_t>(h_->garbage + u);
+                set_hole(r, h_->holes, u);
+                h_->holes = r;
+            }
+        }
+        const size_type n = size();
+        std::uint16_t* o = order();
+        std::memmove(o + first, o + last, (n - last) * sizeof *o);
+        if (fingerprinted()) {
+            std::uint8_t* f = fingerprints();
+            std::memmove(f + first, f + last, n - last);
+        }
+        h_->size = static_cast<std::uint16_t>(n - (last - first));
+        if (h_->size == 0) {  // nothing live: the whole area is free again
+            h_->used = 0;
+            h_->garbage = 0;
+            h_->holes = no_hole;
+        }
+    }
+};
+
+}  // namespace detail
+}  // namespace zset

@@ -1,0 +1,137 @@
+// zset::detail scanning primitives: byte and 16-bit matches over short arrays, 16 bytes at a time
+// with SSE2 where the target has it, a scalar loop elsewhere (ARM64, 32-bit x86 without SSE2,
+// POWER). Callers keep `scan_slack` readable bytes past every array they scan, so a whole
+// 16-byte chunk may be loaded at the end of an array.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "../common.hpp"
+
+#if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
+#include <emmintrin.h>
+#define ZSET_DETAIL_SSE2 1
+#endif
+
+namespace zset {
+namespace detail {
+
+/// Bytes a scanned array keeps readable past its end.
+inline constexpr std::size_t scan_slack = 16;
+
+/// A hint to start loading the cache line at p (any address, even null: never faults).
+inline void prefetch(const void* p) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    __builtin_prefetch(p);
+#else
+    (void)p;
+#endif
+}
+
+/// Index of the lowest set bit of a non-zero 64-bit mask.
+inline std::size_t lowest_bit64(std::uint64_t mask) noexcept {
+#if defined(__GNUC__) || defined(__clang__)
+    return static_cast<std::size_t>(__builtin_ctzll(mask));
+#else
+    std::size_t i = 0;
+    while ((mask & 1u) == 0) {
+        mask >>= 1;
+        ++i;
+    }
+    return i;
+#endif
+}
+
+/// Index of the lowest set bit of a non-zero mask.
+inline std::size_t lowest_bit(unsigned mask) noexcept {
+    return lowest_bit64(mask);
+}
+
+/// Calls visit(i) for each i in [0, n) with bytes[i] == value, in order, until visit returns
+/// true (then returns true). The matches of 64 bytes are gathered into one mask before any is
+/// visited, so the loop's branches depend on n (fixed for a block) and on the few matches, not
+/// on where they are. Reads up to scan_slack bytes past n.
+template <class Visit>
+ZSET_ALWAYS_INLINE bool for_each_byte_match(const std::uint8_t* bytes, std::size_t n,
+                                            std::uint8_t value, Visit&& visit) {
+#ifdef ZSET_DETAIL_SSE2
+    const __m128i needle = _mm_set1_epi8(static_cast<char>(value));
+    const auto matches16 = [&](std::size_t at) -> std::uint64_t {
+        const __m128i hits =
+            _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + at)), needle);
+        return static_cast<std::uint32_t>(_mm_movemask_epi8(hits));
+    };
+    for (std::size_t base = 0; base < n; base += 64) {
+        std::uint64_t mask = 0;
+        for (std::size_t k = 0; k < 64 && base + k < n; k += 16) mask |= matches16(base + k) << k;
+        if (n - base < 64) mask &= (std::uint64_t{1} << (n - base)) - 1;
+        for (; mask != 0; mask &= mask - 1)
+            if (visit(base + lowest_bit64(mask))) return true;
+    }
+    return false;
+#else
+    for (std::size_t i = 0; i < n; ++i)
+        if (bytes[i] == value && visit(i)) return true;
+    return false;
+#endif
+}
+
+/// Index of the first i in [0, n) with values[i] == value, or n. 16 values per branch; reads
+/// up to 14 bytes past the end of the array (within scan_slack).
+inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
+                            std::uint16_t value) noexcept {
+#ifdef ZSET_DETAIL_SSE2
+    const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
+    const auto eq8 = [&](std::size_t at) {
+        return _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values + at)),
+                               needle);
+    };
+    std::size_t i = 0;
+    for (; i + 16 <= n; i += 16) {
+        // one byte per value: 0xffff / 0 lanes pack to 0xff / 0
+        const auto mask =
+            static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(eq8(i), eq8(i + 8))));
+        if (mask != 0) return i + lowest_bit(mask);
+    }
+    for (; i < n; i += 8) {  // the tail: reads at most 14 bytes past the end
+        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(eq8(i)));
+        if (mask != 0) {
+            const std::size_t at = i + lowest_bit(mask) / 2;
+            return at < n ? at : n;
+        }
+    }
+    return n;
+#else
+    for (std::size_t i = 0; i < n; ++i)
+        if (values[i] == value) return i;
+    return n;
+#endif
+}
+
+/// Whether n bytes at a and b are equal. Short runs (the common member) compare in two
+/// overlapping word loads instead of a call; never reads outside [a, a + n) or [b, b + n).
+ZSET_ALWAYS_INLINE bool equal_bytes(const void* a, const void* b, std::size_t n) noexcept {
+    const auto* x = static_cast<const unsigned char*>(a);
+    const auto* y = static_cast<const unsigned char*>(b);
+    const auto load64 = [](const unsigned char* p) {
+        std::uint64_t v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    };
+    const auto load32 = [](const unsigned char* p) {
+        std::uint32_t v;
+        std::memcpy(&v, p, sizeof v);
+        return v;
+    };
+    if (n > 16) return std::memcmp(x, y, n) == 0;
+    if (n >= 8) return ((load64(x) ^ load64(y)) | (load64(x + n - 8) ^ load64(y + n - 8))) == 0;
+    if (n >= 4) return ((load32(x) ^ load32(y)) | (load32(x + n - 4) ^ load32(y + n - 4))) == 0;
+    for (std::size_t i = 0; i < n; ++i)
+        if (x[i] != y[i]) return false;
+    return true;
+}
+
+}  // namespace detail
+}  // namespace zset
