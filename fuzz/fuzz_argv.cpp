@@ -11,7 +11,9 @@
 //
 // Input layout: [flags] then commands. flags bit 0: binary commands ([argc][len][bytes]...),
 // else text lines split like redis-cli inline commands; bit 1: start in RESP3; bit 2: tiny
-// listpack thresholds; bit 3: %.17g doubles (Redis <= 7.0); bit 4: blocking allowed.
+// listpack thresholds; bit 3: %.17g doubles (Redis <= 7.0); bit 4: blocking allowed (a blocked
+// command is then cancelled, as on a timeout); bit 5: DEBUG enabled (not DEBUG SLEEP).
+// Both keyspaces share a fake clock that advances 1 ms per command, so expiry is deterministic.
 #include <cctype>
 #include <cstdint>
 #include <string>
@@ -20,10 +22,13 @@
 
 #include "fuzz_input.hpp"
 #include <zset/redis/keyspace.hpp>
+#include <zset/redis/request_parser.hpp>
 
 namespace {
 
 namespace redis = zset::redis;
+
+long long fake_now = 0;
 
 /// Reads a CRLF-terminated line starting at pos (no CR or LF inside); advances pos.
 bool read_line(std::string_view s, std::size_t& pos, std::string_view& line) {
@@ -65,6 +70,14 @@ bool parse_value(std::string_view s, std::size_t& pos, redis::protocol proto, in
         return !line.empty() && std::isupper(static_cast<unsigned char>(line[0]));
     case ':':
         return is_integer(line);
+    case '=':  // RESP3 verbatim text: "txt:" and the text
+        if (!resp3 || !parse_count(line, n) || n < 4) return false;
+        if (s.size() - pos < static_cast<std::size_t>(n) + 2 || s.substr(pos, 4) != "txt:")
+            return false;
+        pos += static_cast<std::size_t>(n);
+        if (s.substr(pos, 2) != "\r\n") return false;
+        pos += 2;
+        return true;
     case '$':
         if (!parse_count(line, n)) return false;
         if (n == -1) return !resp3;
@@ -126,6 +139,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::uint8_t flags = in.byte();
     redis::keyspace_options opts;
     opts.max_random_draws = 4096;  // keeps ZRANDMEMBER -N replies small
+    fake_now = 1700000000000;
+    opts.clock = [] { return fake_now; };
+    if (flags & 32) opts.enable_debug_command = redis::debug_access::yes;
     if (flags & 8) opts.double_format = redis::format_style::percent17g;
     redis::keyspace streaming(opts), typed(opts);
     if (flags & 4) {
@@ -141,6 +157,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         bool ok = true;
         const std::vector<std::string> argv = next_command(in, binary, ok);
         if (!ok || argv.empty()) continue;
+        if (argv.size() >= 2 && zset::detail::ascii_iequals(argv[0], "debug") &&
+            zset::detail::ascii_iequals(argv[1], "sleep"))
+            continue;  // would stall the fuzzer
+        ++fake_now;
 
         std::string bytes;
         const redis::exec_result r1 = streaming.execute(argv, s1, bytes);
@@ -154,6 +174,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                             r1.block.timeout_ms == r2.block.timeout_ms);
             ZSET_FUZZ_CHECK(!r1.block.keys.empty() && r1.block.timeout_ms >= 0);
             redis::keyspace::append_timeout_reply(bytes, s1.proto);
+            streaming.unblock(s1);
+            typed.unblock(s2);
         } else {
             std::string encoded;
             redis::encode(tree, s2.proto, encoded, opts.double_format);
@@ -161,9 +183,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         }
         ZSET_FUZZ_CHECK(well_formed(bytes, s1.proto));
 
+        ZSET_FUZZ_CHECK(s1.db == s2.db);
         for (std::size_t i = 1; i < argv.size(); ++i) {
-            const auto* a = streaming.find(argv[i]);
-            const auto* b = typed.find(argv[i]);
+            const auto* a = streaming.find(argv[i], s1.db);
+            const auto* b = typed.find(argv[i], s2.db);
             ZSET_FUZZ_CHECK((a == nullptr) == (b == nullptr));
             if (a == nullptr) continue;
             ZSET_FUZZ_CHECK(!a->empty());
@@ -171,7 +194,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             ZSET_FUZZ_CHECK(*a == *b);
             ZSET_FUZZ_CHECK(a->encoding() == b->encoding());
         }
-        ZSET_FUZZ_CHECK(streaming.key_count() == typed.key_count());
+        ZSET_FUZZ_CHECK(streaming.key_count(s1.db) == typed.key_count(s2.db));
         if (r1.status == redis::exec_status::quit) break;
     }
     return 0;

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
+#include <zset/redis/request_parser.hpp>
 #include <zset/redis/resp.hpp>
 
 namespace {
@@ -91,16 +92,17 @@ outcome model(std::string_view buf, const redis::request_limits& lim, bool authe
             const std::size_t nl = c_strchr(buf, pos, '\n');
             if (nl == std::string_view::npos) {
                 if (buf.size() - pos > max_inline)
-                    return fail(std::string(redis::err_proto_inline_too_big));
+                    return fail(std::string(redis::errors::proto_inline_too_big));
                 out.idle = false;
                 return out;
             }
-            if (nl - pos > max_inline) return fail(std::string(redis::err_proto_inline_too_big));
+            if (nl - pos > max_inline)
+                return fail(std::string(redis::errors::proto_inline_too_big));
             std::string_view line = buf.substr(pos, nl - pos);
             if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
             command argv;
             if (!redis::split_inline_args(line, argv))
-                return fail(std::string(redis::err_proto_unbalanced_quotes));
+                return fail(std::string(redis::errors::proto_unbalanced_quotes));
             if (!argv.empty()) out.commands.push_back(std::move(argv));
             pos = nl + 1;
             continue;
@@ -111,11 +113,11 @@ outcome model(std::string_view buf, const redis::request_limits& lim, bool authe
         const std::size_t cr = c_strchr(buf, p, '\r');
         if (cr == std::string_view::npos) {
             if (buf.size() - p > max_inline)
-                return fail(std::string(redis::err_proto_mbulk_count_too_big));
+                return fail(std::string(redis::errors::proto_mbulk_count_too_big));
             out.idle = false;
             return out;
         }
-        if (cr - p > max_inline) return fail(std::string(redis::err_proto_mbulk_count_too_big));
+        if (cr - p > max_inline) return fail(std::string(redis::errors::proto_mbulk_count_too_big));
         if (cr + 1 >= buf.size()) {
             out.idle = false;
             return out;
@@ -123,9 +125,9 @@ outcome model(std::string_view buf, const redis::request_limits& lim, bool authe
         const auto count = model_string2ll(buf.substr(p + 1, cr - p - 1));
         if (!count ||
             (*count > 0 && static_cast<unsigned long long>(*count) > lim.max_multibulk_len))
-            return fail(std::string(redis::err_proto_invalid_mbulk_len));
+            return fail(std::string(redis::errors::proto_invalid_mbulk_len));
         if (!authenticated && *count > 10)
-            return fail(std::string(redis::err_proto_unauth_mbulk_len));
+            return fail(std::string(redis::errors::proto_unauth_mbulk_len));
         p = cr + 2;
         if (*count <= 0) {
             pos = p;
@@ -136,11 +138,12 @@ outcome model(std::string_view buf, const redis::request_limits& lim, bool authe
             const std::size_t bcr = c_strchr(buf, p, '\r');
             if (bcr == std::string_view::npos) {
                 if (buf.size() - p > max_inline)
-                    return fail(std::string(redis::err_proto_bulk_count_too_big));
+                    return fail(std::string(redis::errors::proto_bulk_count_too_big));
                 out.idle = false;
                 return out;
             }
-            if (bcr - p > max_inline) return fail(std::string(redis::err_proto_bulk_count_too_big));
+            if (bcr - p > max_inline)
+                return fail(std::string(redis::errors::proto_bulk_count_too_big));
             if (bcr + 1 >= buf.size()) {
                 out.idle = false;
                 return out;
@@ -154,9 +157,9 @@ outcome model(std::string_view buf, const redis::request_limits& lim, bool authe
             }
             const auto len = model_string2ll(buf.substr(p + 1, bcr - p - 1));
             if (!len || *len < 0 || static_cast<unsigned long long>(*len) > lim.max_bulk_len)
-                return fail(std::string(redis::err_proto_invalid_bulk_len));
+                return fail(std::string(redis::errors::proto_invalid_bulk_len));
             if (!authenticated && *len > 16384)
-                return fail(std::string(redis::err_proto_unauth_bulk_len));
+                return fail(std::string(redis::errors::proto_unauth_bulk_len));
             p = bcr + 2;
             const auto n = static_cast<std::size_t>(*len);
             if (buf.size() - p < n + 2) {

@@ -400,7 +400,7 @@ TEST_CASE("bad input, redis: scores (ZADD, ZINCRBY, WEIGHTS)", "[bad-input]") {
             REQUIRE(same_double(*r, std::isnan(c.value) ? std::strtod(c.text.c_str(), nullptr)
                                                         : c.value));
     }
-    REQUIRE(zset::redis::err_not_float == std::string_view(zset::errors::not_a_float));
+    REQUIRE(zset::redis::errors::not_a_float == std::string_view(zset::errors::not_a_float));
 }
 
 TEST_CASE("bad input, redis: score range bounds (ZRANGEBYSCORE, ZCOUNT, ...)", "[bad-input]") {
@@ -446,38 +446,40 @@ TEST_CASE("bad input, redis: score range bounds (ZRANGEBYSCORE, ZCOUNT, ...)", "
 }
 
 TEST_CASE("bad input, redis: lex range items (ZRANGEBYLEX, ZLEXCOUNT, ...)", "[bad-input]") {
-    using lb = zset::redis::lex_bound;
+    using lb = zset::lex_bound<std::string_view>;
+    using kind = lb::kind;
     struct lex_case {
         std::string text;
         bool ok;
-        lb::kind_type kind;
+        kind type;
         std::string value;
     };
     const lex_case cases[] = {
-        {"[a", true, lb::inclusive, "a"},
-        {"(a", true, lb::exclusive, "a"},
-        {"[", true, lb::inclusive, ""},
-        {"(", true, lb::exclusive, ""},
-        {"-", true, lb::neg_inf, ""},
-        {"+", true, lb::pos_inf, ""},
-        {"+\0x"s, true, lb::pos_inf, ""},  // Redis tests c[1] on the C string
-        {"[\0\xff"s, true, lb::inclusive, "\0\xff"s},
-        {"[" + std::string(1 << 20, 'x'), true, lb::inclusive, std::string(1 << 20, 'x')},
-        {"", false, lb::inclusive, ""},
-        {"a", false, lb::inclusive, ""},
-        {"-a", false, lb::inclusive, ""},
-        {"++", false, lb::inclusive, ""},
-        {"+-", false, lb::inclusive, ""},
-        {"1", false, lb::inclusive, ""},
-        {"\0"s, false, lb::inclusive, ""},
+        {"[a", true, kind::inclusive, "a"},
+        {"(a", true, kind::exclusive, "a"},
+        {"[", true, kind::inclusive, ""},
+        {"(", true, kind::exclusive, ""},
+        {"-", true, kind::minus_infinity, ""},
+        {"+", true, kind::plus_infinity, ""},
+        {"+\0x"s, true, kind::plus_infinity, ""},  // Redis tests c[1] on the C string
+        {"[\0\xff"s, true, kind::inclusive, "\0\xff"s},
+        {"[" + std::string(1 << 20, 'x'), true, kind::inclusive, std::string(1 << 20, 'x')},
+        {"", false, kind::inclusive, ""},
+        {"a", false, kind::inclusive, ""},
+        {"-a", false, kind::inclusive, ""},
+        {"++", false, kind::inclusive, ""},
+        {"+-", false, kind::inclusive, ""},
+        {"1", false, kind::inclusive, ""},
+        {"\0"s, false, kind::inclusive, ""},
     };
     for (const auto& c : cases) {
         CAPTURE(c.text.substr(0, 16));
         const auto r = zset::redis::parse_lex_bound(c.text);
         REQUIRE(r.has_value() == c.ok);
         if (c.ok) {
-            REQUIRE(r->kind == c.kind);
-            if (c.kind == lb::inclusive || c.kind == lb::exclusive) REQUIRE(r->value == c.value);
+            REQUIRE(r->type == c.type);
+            if (c.type == kind::inclusive || c.type == kind::exclusive)
+                REQUIRE(r->value == c.value);
         }
     }
 }

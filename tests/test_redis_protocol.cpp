@@ -15,7 +15,9 @@
 #include <vector>
 
 #include "zset_catch.hpp"
+#include <zset/redis/errors.hpp>
 #include <zset/redis/numbers.hpp>
+#include <zset/redis/request_parser.hpp>
 #include <zset/redis/resp.hpp>
 
 using namespace std::string_literals;
@@ -199,7 +201,7 @@ TEST_CASE("parse_score_bound follows zslParseRange", "[redis]") {
     };
     for (const row& r : accepted) {
         INFO("input: " << printable(r.in));
-        const std::optional<zr::score_bound> b = zr::parse_score_bound(r.in);
+        const std::optional<zset::score_bound<double>> b = zr::parse_score_bound(r.in);
         REQUIRE(b.has_value());
         CHECK(same_double(b->value, r.value));
         CHECK(b->exclusive == r.exclusive);
@@ -217,32 +219,33 @@ TEST_CASE("parse_score_bound follows zslParseRange", "[redis]") {
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("parse_lex_bound follows zslParseLexRangeItem", "[redis]") {
-    using lb = zr::lex_bound;
+    using lb = zset::lex_bound<std::string_view>;
+    using kind = lb::kind;
     struct row {
         std::string_view in;
-        lb::kind_type kind;
+        kind type;
         std::string_view value;
     };
     const row accepted[] = {
-        {"-", lb::neg_inf, ""},
-        {"+", lb::pos_inf, ""},
-        {"[a", lb::inclusive, "a"},
-        {"(a", lb::exclusive, "a"},
-        {"[", lb::inclusive, ""},
-        {"(", lb::exclusive, ""},
-        {"[\0"sv, lb::inclusive, "\0"sv},
-        {"(a\xff b", lb::exclusive, "a\xff b"},
-        {"[-", lb::inclusive, "-"},
+        {"-", kind::minus_infinity, ""},
+        {"+", kind::plus_infinity, ""},
+        {"[a", kind::inclusive, "a"},
+        {"(a", kind::exclusive, "a"},
+        {"[", kind::inclusive, ""},
+        {"(", kind::exclusive, ""},
+        {"[\0"sv, kind::inclusive, "\0"sv},
+        {"(a\xff b", kind::exclusive, "a\xff b"},
+        {"[-", kind::inclusive, "-"},
         // Redis tests c[1] != '\0', so a NUL right after '+'/'-' still means infinity.
-        {"+\0x"sv, lb::pos_inf, ""},
-        {"-\0"sv, lb::neg_inf, ""},
+        {"+\0x"sv, kind::plus_infinity, ""},
+        {"-\0"sv, kind::minus_infinity, ""},
     };
     for (const row& r : accepted) {
         INFO("input: " << printable(r.in));
         const std::optional<lb> b = zr::parse_lex_bound(r.in);
         REQUIRE(b.has_value());
-        CHECK(b->kind == r.kind);
-        if (r.kind == lb::inclusive || r.kind == lb::exclusive) {
+        CHECK(b->type == r.type);
+        if (r.type == kind::inclusive || r.type == kind::exclusive) {
             CHECK(b->value == r.value);
         }
     }
@@ -347,63 +350,68 @@ TEST_CASE("number parsing and formatting ignore LC_NUMERIC", "[redis]") {
 // ---------------------------------------------------------------------------------------------
 
 TEST_CASE("error texts match redis-server", "[redis]") {
-    CHECK(zr::err_not_float == "ERR value is not a valid float");
-    CHECK(zr::err_weight_not_float == "ERR weight value is not a float");
-    CHECK(zr::err_minmax_not_float == "ERR min or max is not a float");
-    CHECK(zr::err_lex_range == "ERR min or max not valid string range item");
-    CHECK(zr::err_not_integer == "ERR value is not an integer or out of range");
-    CHECK(zr::err_syntax == "ERR syntax error");
-    CHECK(zr::err_xx_and_nx == "ERR XX and NX options at the same time are not compatible");
-    CHECK(zr::err_gt_lt_nx == "ERR GT, LT, and/or NX options at the same time are not compatible");
-    CHECK(zr::err_incr_single_pair == "ERR INCR option supports a single increment-element pair");
-    CHECK(zr::err_nan_result == "ERR resulting score is not a number (NaN)");
-    CHECK(zr::err_out_of_range_positive == "ERR value is out of range, must be positive");
-    CHECK(zr::err_out_of_range == "ERR value is out of range");
-    CHECK(zr::err_limit_needs_by ==
+    CHECK(std::string_view(zr::errors::not_a_float) == "ERR value is not a valid float");
+    CHECK(zr::errors::weight_not_float == "ERR weight value is not a float");
+    CHECK(zr::errors::minmax_not_float == "ERR min or max is not a float");
+    CHECK(zr::errors::lex_range == "ERR min or max not valid string range item");
+    CHECK(zr::errors::not_integer == "ERR value is not an integer or out of range");
+    CHECK(std::string_view(zr::errors::syntax) == "ERR syntax error");
+    CHECK(std::string_view(zr::errors::xx_and_nx) ==
+          "ERR XX and NX options at the same time are not compatible");
+    CHECK(std::string_view(zr::errors::gt_lt_nx) ==
+          "ERR GT, LT, and/or NX options at the same time are not compatible");
+    CHECK(zr::errors::incr_single_pair ==
+          "ERR INCR option supports a single increment-element pair");
+    CHECK(std::string_view(zr::errors::nan_result) == "ERR resulting score is not a number (NaN)");
+    CHECK(std::string_view(zr::errors::out_of_range_positive) ==
+          "ERR value is out of range, must be positive");
+    CHECK(zr::errors::out_of_range == "ERR value is out of range");
+    CHECK(zr::errors::limit_needs_by ==
           "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX");
-    CHECK(zr::err_withscores_bylex ==
+    CHECK(zr::errors::withscores_bylex ==
           "ERR syntax error, WITHSCORES not supported in combination with BYLEX");
-    CHECK(zr::err_limit_negative == "ERR LIMIT can't be negative");
-    CHECK(zr::err_numkeys_positive == "ERR numkeys should be greater than 0");
-    CHECK(zr::err_count_positive == "ERR count should be greater than 0");
-    CHECK(zr::err_invalid_cursor == "ERR invalid cursor");
-    CHECK(zr::err_timeout_not_float == "ERR timeout is not a float or out of range");
-    CHECK(zr::err_timeout_negative == "ERR timeout is negative");
-    CHECK(zr::err_wrongtype == "WRONGTYPE Operation against a key holding the wrong kind of value");
+    CHECK(std::string_view(zr::errors::limit_negative) == "ERR LIMIT can't be negative");
+    CHECK(zr::errors::numkeys_positive == "ERR numkeys should be greater than 0");
+    CHECK(zr::errors::count_positive == "ERR count should be greater than 0");
+    CHECK(zr::errors::invalid_cursor == "ERR invalid cursor");
+    CHECK(zr::errors::timeout_not_float == "ERR timeout is not a float or out of range");
+    CHECK(zr::errors::timeout_negative == "ERR timeout is negative");
+    CHECK(zr::errors::wrongtype ==
+          "WRONGTYPE Operation against a key holding the wrong kind of value");
 
-    CHECK(zr::err_wrong_arity("zadd") == "ERR wrong number of arguments for 'zadd' command");
-    CHECK(zr::err_wrong_arity("zAdD") == "ERR wrong number of arguments for 'zadd' command");
-    CHECK(zr::err_at_least_one_key("ZUNIONSTORE") ==
+    CHECK(zr::errors::wrong_arity("zadd") == "ERR wrong number of arguments for 'zadd' command");
+    CHECK(zr::errors::wrong_arity("zAdD") == "ERR wrong number of arguments for 'zadd' command");
+    CHECK(zr::errors::at_least_one_key("ZUNIONSTORE") ==
           "ERR at least 1 input key is needed for 'zunionstore' command");
-    CHECK(zr::err_at_least_one_key("zintercard") ==
+    CHECK(zr::errors::at_least_one_key("zintercard") ==
           "ERR at least 1 input key is needed for 'zintercard' command");
 }
 
 TEST_CASE("unknown-command error matches redis-server", "[redis]") {
     using v = std::vector<std::string>;
     const std::string prefix = "ERR unknown command ";
-    CHECK(zr::err_unknown_command(v{"FOO", "a", "b"}) ==
+    CHECK(zr::errors::unknown_command(v{"FOO", "a", "b"}) ==
           prefix + "'FOO', with args beginning with: 'a' 'b' ");
-    CHECK(zr::err_unknown_command(v{"foo"}) == prefix + "'foo', with args beginning with: ");
+    CHECK(zr::errors::unknown_command(v{"foo"}) == prefix + "'foo', with args beginning with: ");
     // Arguments are added while the argument text is shorter than 128 bytes, each cut to fit.
-    CHECK(zr::err_unknown_command(v{"FOO", std::string(200, 'a'), "b"}) ==
+    CHECK(zr::errors::unknown_command(v{"FOO", std::string(200, 'a'), "b"}) ==
           prefix + "'FOO', with args beginning with: '" + std::string(128, 'a') + "' ");
-    CHECK(zr::err_unknown_command(v{"FOO", std::string(100, 'a'), std::string(50, 'b'), "c"}) ==
+    CHECK(zr::errors::unknown_command(v{"FOO", std::string(100, 'a'), std::string(50, 'b'), "c"}) ==
           prefix + "'FOO', with args beginning with: '" + std::string(100, 'a') + "' '" +
               std::string(25, 'b') + "' ");
-    CHECK(zr::err_unknown_command(v{"FOO", std::string(125, 'a'), std::string(50, 'b')}) ==
+    CHECK(zr::errors::unknown_command(v{"FOO", std::string(125, 'a'), std::string(50, 'b')}) ==
           prefix + "'FOO', with args beginning with: '" + std::string(125, 'a') + "' ");
     // The name is cut to 128 bytes.
-    CHECK(zr::err_unknown_command(v{std::string(200, 'F')}) ==
+    CHECK(zr::errors::unknown_command(v{std::string(200, 'F')}) ==
           prefix + "'" + std::string(128, 'F') + "', with args beginning with: ");
     // CR/LF become spaces; values stop at a NUL byte.
-    CHECK(zr::err_unknown_command(v{"FOO\r\nX", "a\nb"}) ==
+    CHECK(zr::errors::unknown_command(v{"FOO\r\nX", "a\nb"}) ==
           prefix + "'FOO  X', with args beginning with: 'a b' ");
-    CHECK(zr::err_unknown_command(v{"FOO\0BAR"s, "x\0y"s, "z"}) ==
+    CHECK(zr::errors::unknown_command(v{"FOO\0BAR"s, "x\0y"s, "z"}) ==
           prefix + "'FOO', with args beginning with: 'x' 'z' ");
     // Works with views too.
     const std::vector<std::string_view> views{"nope", "k"};
-    CHECK(zr::err_unknown_command(views) == prefix + "'nope', with args beginning with: 'k' ");
+    CHECK(zr::errors::unknown_command(views) == prefix + "'nope', with args beginning with: 'k' ");
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -543,7 +551,7 @@ TEST_CASE("RESP2 and RESP3 encoding of every reply kind", "[redis]") {
         {reply::simple("OK"), "+OK\r\n", "+OK\r\n"},
         {reply::simple("a\r\nb"), "+a  b\r\n", "+a  b\r\n"},
         {reply::error("ERR syntax error"), "-ERR syntax error\r\n", "-ERR syntax error\r\n"},
-        {reply::error(std::string(zr::err_wrongtype)),
+        {reply::error(std::string(zr::errors::wrongtype)),
          "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n",
          "-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"},
         {reply::error(""), "-ERR\r\n", "-ERR\r\n"},
@@ -625,7 +633,7 @@ TEST_CASE("streaming RESP writers", "[redis]") {
     zr::append_null(out, zr::protocol::resp2);
     zr::append_null_array(out, zr::protocol::resp3);
     zr::append_integer(out, 7);
-    zr::append_error(out, zr::err_syntax);
+    zr::append_error(out, zr::errors::syntax);
     zr::append_double(out, -2.5, zr::protocol::resp3, zr::format_style::percent17g);
     CHECK(out == "*2\r\n$1\r\nm\r\n$4\r\n3.25\r\n%1\r\n+k\r\n#f\r\n*4\r\n$-1\r\n_\r\n:7\r\n"
                  "-ERR syntax error\r\n,-2.5\r\n");
@@ -829,7 +837,7 @@ TEST_CASE("request parser: protocol errors", "[redis]") {
             CHECK_FALSE(p.has_command());
         }
     }
-    CHECK(zr::err_proto_expected_dollar('f') == "ERR Protocol error: expected '$', got 'f'");
+    CHECK(zr::errors::proto_expected_dollar('f') == "ERR Protocol error: expected '$', got 'f'");
 }
 
 TEST_CASE("request parser: commands before an error survive, input after it is ignored",

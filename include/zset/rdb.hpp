@@ -26,7 +26,7 @@
 #include <string>
 #include <string_view>
 
-#include <zset/detail/rdb.hpp>
+#include "detail/rdb.hpp"
 
 namespace zset {
 namespace rdb {

@@ -1,14 +1,26 @@
-// zset set operations: ZUNION, ZINTER, ZDIFF and ZINTERCARD over sorted sets.
+// zset set operations: ZUNION, ZINTER, ZDIFF and ZINTERCARD over sorted sets (and plain sets).
+// SPDX-License-Identifier: MIT
 //
-// Inputs are a sequence of `const Set*`; a null pointer stands for a missing key (an empty set),
-// as Redis treats missing keys. Results are new sets built in the smallest encoding that fits
-// (as *STORE commands build them), with the options and allocator of the first non-null input.
-// Scores combine exactly as Redis does: each score is multiplied by its weight (a NaN product
-// becomes 0, except ZINTER's inputs after the first, whose products go to the aggregate as
-// they are), sets are visited from the smallest to the largest (Redis sorts them by
-// cardinality), a NaN SUM is 0, and MIN/MAX ignore a NaN candidate. Integral scores saturate
-// at their type's limits instead of overflowing.
-#pragma once
+// Inputs are a range of `const Set*` (a null pointer stands for a missing key, an empty set, as
+// Redis treats missing keys), or of set_input<Set, Members>, which also accepts a plain set of
+// members (Redis SET keys are valid inputs: each member weighs 1 before WEIGHTS). Scores combine
+// exactly as Redis does: each score is multiplied by its weight (a NaN product becomes 0, except
+// ZINTER's inputs after the first, whose products go to the aggregate as they are), inputs are
+// visited from the smallest to the largest (Redis sorts them by cardinality), a NaN SUM is 0, and
+// MIN/MAX ignore a NaN candidate. Integral scores saturate at their type's limits.
+//
+// Two kinds of results, one implementation:
+//   union_elements / intersection_elements / difference_elements: the result elements, sorted
+//     by (score, member), as views into the inputs (what ZUNION ... WITHSCORES replies; the
+//     scores are exact: a -0.0 stays -0.0);
+//   set_union / set_intersection / set_difference: a new Set built from those elements in the
+//     smallest encoding that fits (as *STORE builds its destination), with the options and
+//     allocator of the first sorted input.
+//
+// Thread safety: the functions only read their inputs; concurrent calls on shared inputs are
+// safe. Exception guarantee: strong (inputs are never modified).
+#ifndef ZSET_SET_OPS_HPP
+#define ZSET_SET_OPS_HPP
 
 #include <algorithm>
 #include <cmath>
@@ -23,6 +35,68 @@
 #include "common.hpp"
 
 namespace zset {
+
+/// A plain set (a Redis SET) given to a set operation: every member weighs 1.
+template <class Members>
+struct members_input {
+    const Members* members;
+};
+/// Wraps a plain set of members as a set-operation input. `Members` is a container of the Set's
+/// member type with size(), iteration and find(key_view) (e.g. std::set<std::string, std::less<>>).
+template <class Members>
+members_input<Members> as_members(const Members& m) noexcept {
+    return {&m};
+}
+
+/// One input of a set operation: a sorted set, a plain set of members (Members not void), or
+/// nothing (a missing key). Implicitly constructible from `const Set*` and members_input.
+template <class Set, class Members = void>
+class set_input {
+public:
+    using score_type = typename Set::score_type;
+    using key_view = typename Set::key_view;
+
+    set_input(const Set* s) noexcept : sorted_(s) {}  // NOLINT: implicit on purpose
+    template <class M = Members, std::enable_if_t<!std::is_void_v<M>, int> = 0>
+    set_input(members_input<M> m) noexcept : plain_(m.members) {}  // NOLINT: implicit
+
+    /// The sorted set, or nullptr.
+    const Set* sorted() const noexcept { return sorted_; }
+    /// Which container it reads (Redis compares inputs by identity: the same key given twice).
+    const void* identity() const noexcept {
+        return sorted_ != nullptr ? static_cast<const void*>(sorted_) : plain_;
+    }
+    std::size_t size() const noexcept {
+        if (sorted_ != nullptr) return sorted_->size();
+        if constexpr (!std::is_void_v<Members>)
+            if (plain_ != nullptr) return plain_->size();
+        return 0;
+    }
+    /// The member's score in this input (1 for a plain set's member), or nullopt.
+    std::optional<score_type> score(key_view m) const {
+        if (sorted_ != nullptr) return sorted_->score(m);
+        if constexpr (!std::is_void_v<Members>)
+            if (plain_ != nullptr && plain_->find(m) != plain_->end()) return score_type(1);
+        return std::nullopt;
+    }
+    bool contains(key_view m) const { return score(m).has_value(); }
+    /// Calls f(member view, score) for every element.
+    template <class F>
+    void for_each(F&& f) const {
+        if (sorted_ != nullptr) {
+            for (const auto& e : *sorted_) f(e.member, e.score);
+            return;
+        }
+        if constexpr (!std::is_void_v<Members>)
+            if (plain_ != nullptr)
+                for (const auto& m : *plain_) f(key_view(m), score_type(1));
+    }
+
+private:
+    const Set* sorted_ = nullptr;
+    const std::conditional_t<std::is_void_v<Members>, void, Members>* plain_ = nullptr;
+};
+
 namespace detail {
 
 /// score * weight; integral scores saturate at the type's limits instead of overflowing.
@@ -89,52 +163,76 @@ void combine(Score& acc, Score v, aggregate agg) noexcept {
     }
 }
 
+/// The set_input type a range element converts to: itself, or set_input<Set> for pointers.
+template <class Set, class T>
+struct input_type {
+    using type = set_input<Set>;
+};
+template <class Set, class M>
+struct input_type<Set, set_input<Set, M>> {
+    using type = set_input<Set, M>;
+};
+template <class Set, class Range>
+using input_of =
+    typename input_type<Set,
+                        std::decay_t<decltype(*std::begin(std::declval<const Range&>()))>>::type;
+
+/// One input with its weight.
+template <class Set, class Range>
+struct weighted_input {
+    input_of<Set, Range> in;
+    typename Set::score_type weight;
+};
+
 /// The inputs with their weights, smallest cardinality first (stable for equal sizes).
-template <class Set, class SetRange>
-std::vector<std::pair<const Set*, typename Set::score_type>>
-weighted_inputs(const SetRange& sets, const std::vector<typename Set::score_type>& weights) {
+/// `weights` is empty (all 1) or one per input; otherwise zset::error(errors::syntax).
+template <class Set, class Range>
+std::vector<weighted_input<Set, Range>>
+weighted_inputs(const Range& sets, const std::vector<typename Set::score_type>& weights) {
     using Score = typename Set::score_type;
-    std::vector<std::pair<const Set*, Score>> in;
-    std::size_t i = 0;
-    for (const Set* s : sets) {
-        if (!weights.empty() && i >= weights.size()) detail::raise_error(errors::syntax);
-        in.emplace_back(s, weights.empty() ? Score{1} : weights[i]);
-        ++i;
+    std::vector<weighted_input<Set, Range>> in;
+    for (const auto& s : sets) {
+        if (!weights.empty() && in.size() >= weights.size()) raise_error(errors::syntax);
+        in.push_back({input_of<Set, Range>(s), weights.empty() ? Score{1} : weights[in.size()]});
     }
-    if (!weights.empty() && weights.size() != in.size()) detail::raise_error(errors::syntax);
-    std::stable_sort(in.begin(), in.end(), [](const auto& a, const auto& b) {
-        return (a.first ? a.first->size() : 0) < (b.first ? b.first->size() : 0);
-    });
+    if (!weights.empty() && weights.size() != in.size()) raise_error(errors::syntax);
+    std::stable_sort(in.begin(), in.end(),
+                     [](const auto& a, const auto& b) { return a.in.size() < b.in.size(); });
     return in;
 }
 
-/// An empty result with the options, function objects and allocator of the first input
-/// present. With none present the allocator must be default-constructible; otherwise that is a
-/// zset::error, as no allocator exists to build the result with.
-template <class Set, class SetRange>
-Set empty_like(const SetRange& sets) {
-    for (const Set* s : sets)
-        if (s != nullptr)
-            return Set(s->get_options(), s->hash_function(), s->key_eq(), s->member_comp(),
-                       s->get_allocator());
+/// The first sorted input, or nullptr (its options, functors and allocator shape results).
+template <class Set, class Range>
+const Set* first_sorted(const Range& sets) noexcept {
+    for (const auto& s : sets)
+        if (const Set* p = input_of<Set, Range>(s).sorted()) return p;
+    return nullptr;
+}
+
+/// An empty result shaped like `like` (options, function objects, allocator); with no sorted
+/// input the allocator must be default-constructible, otherwise that is a zset::error.
+template <class Set>
+Set empty_like(const Set* like) {
+    if (like != nullptr)
+        return Set(like->get_options(), like->hash_function(), like->key_eq(), like->member_comp(),
+                   like->get_allocator());
     if constexpr (std::is_default_constructible_v<typename Set::allocator_type>)
         return Set();
     else
-        detail::raise_error(
-            "ERR a set operation without any input set needs a default-constructible allocator");
+        raise_error("ERR a set operation without any input set needs a default-constructible "
+                    "allocator");
 }
 
-/// Sorts the (member, score) results by (score, member) and stores them in `out`.
-/// Members are views for byte-string members; other members are referenced, so the sort
-/// goes through an index (the references cannot be reassigned).
+/// Sorts result elements by (score, member). Elements holding references (non-string members)
+/// cannot be reassigned: they are sorted through an index.
 template <class Set, class Results>
-Set build_result(Results& results, Set out) {
-    const auto less = [cmp = out.member_comp()](const auto& a, const auto& b) {
+void sort_results(Results& results, const Set* like) {
+    const auto cmp = like != nullptr ? like->member_comp() : typename Set::member_compare();
+    const auto less = [&cmp](const auto& a, const auto& b) {
         return a.score < b.score || (!(b.score < a.score) && cmp(a.member, b.member));
     };
     if constexpr (std::is_copy_assignable_v<typename Results::value_type>) {
         std::sort(results.begin(), results.end(), less);
-        out.assign_sorted(results.begin(), results.end());
     } else {
         std::vector<std::size_t> order(results.size());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
@@ -143,113 +241,138 @@ Set build_result(Results& results, Set out) {
         Results sorted;
         sorted.reserve(results.size());
         for (const std::size_t i : order) sorted.push_back(results[i]);
-        out.assign_sorted(sorted.begin(), sorted.end());
+        results.swap(sorted);
     }
-    return out;
 }
 
 template <class Set>
-using result_element = typename Set::reference;
+Set build_from(const std::vector<typename Set::reference>& els, const Set* like) {
+    Set out = empty_like(like);
+    out.assign_sorted(els.begin(), els.end());
+    return out;
+}
 
 }  // namespace detail
 
-/// ZUNION numkeys key... [WEIGHTS w...] [AGGREGATE SUM|MIN|MAX].
-/// \param sets    a range of `const Set*` (nullptr = missing key).
-/// \param weights empty (all 1) or one weight per set; otherwise zset::error("ERR syntax error").
-/// Complexity O(N * K + M log M): N total input elements, K inputs, M result size.
-/// Strong guarantee (inputs are never modified).
+/// Result elements of a set operation: (member view, score), sorted by (score, member). The
+/// views point into the inputs and stay valid while the inputs are unchanged.
+template <class Set>
+using set_op_elements = std::vector<typename Set::reference>;
+
+/// ZUNION's elements: every member found in any input, with its weighted scores aggregated.
+/// \param sets    a range of `const Set*` (nullptr = missing key) or of set_input<Set, M>.
+/// \param weights empty (all 1) or one weight per input; otherwise zset::error(errors::syntax).
+/// Complexity O(N * K + M log M): N input elements, K inputs, M result size.
+template <class Set, class SetRange>
+set_op_elements<Set> union_elements(const SetRange& sets,
+                                    const std::vector<typename Set::score_type>& weights = {},
+                                    aggregate agg = aggregate::sum) {
+    using Score = typename Set::score_type;
+    const auto in = detail::weighted_inputs<Set>(sets, weights);
+    set_op_elements<Set> results;
+    for (std::size_t i = 0; i < in.size(); ++i) {
+        in[i].in.for_each([&](typename Set::key_view m, Score s) {
+            // Counted once, at the first input that has it; later inputs are folded in, in
+            // order, exactly as Redis's accumulator sees them.
+            for (std::size_t j = 0; j < i; ++j)
+                if (in[j].in.contains(m)) return;
+            Score acc = detail::weighted(s, in[i].weight);
+            for (std::size_t j = i + 1; j < in.size(); ++j)
+                if (const auto t = in[j].in.score(m))
+                    detail::combine(acc, detail::weighted(*t, in[j].weight), agg);
+            results.push_back({m, acc});
+        });
+    }
+    detail::sort_results(results, detail::first_sorted<Set>(sets));
+    return results;
+}
+
+/// ZINTER's elements: the members found in every input. Walks the smallest input and probes
+/// the others. O(N_min * K + M log M).
+template <class Set, class SetRange>
+set_op_elements<Set>
+intersection_elements(const SetRange& sets,
+                      const std::vector<typename Set::score_type>& weights = {},
+                      aggregate agg = aggregate::sum) {
+    using Score = typename Set::score_type;
+    const auto in = detail::weighted_inputs<Set>(sets, weights);
+    set_op_elements<Set> results;
+    if (in.empty()) return results;
+    in.front().in.for_each([&](typename Set::key_view m, Score s) {
+        Score acc = detail::weighted(s, in.front().weight);
+        for (std::size_t j = 1; j < in.size(); ++j) {
+            // As Redis: the same input twice reuses the walked score; only the first input's
+            // product is cleaned of NaN (SUM then turns NaN into 0, MIN/MAX skip it).
+            const auto t = in[j].in.identity() == in.front().in.identity() ? std::optional<Score>(s)
+                                                                           : in[j].in.score(m);
+            if (!t) return;
+            detail::combine(acc, detail::multiply(*t, in[j].weight), agg);
+        }
+        results.push_back({m, acc});
+    });
+    detail::sort_results(results, detail::first_sorted<Set>(sets));
+    return results;
+}
+
+/// ZDIFF's elements: those of the first input found in none of the others, with the first
+/// input's scores (no weights). Already in order. O(N_first * K).
+template <class Set, class SetRange>
+set_op_elements<Set> difference_elements(const SetRange& sets) {
+    using input = detail::input_of<Set, SetRange>;
+    std::vector<input> in(std::begin(sets), std::end(sets));
+    set_op_elements<Set> results;
+    if (in.empty()) return results;
+    in.front().for_each([&](typename Set::key_view m, typename Set::score_type s) {
+        for (std::size_t j = 1; j < in.size(); ++j)
+            if (in[j].contains(m)) return;
+        results.push_back({m, s});
+    });
+    if (in.front().sorted() == nullptr)
+        detail::sort_results(results, detail::first_sorted<Set>(sets));
+    return results;
+}
+
+/// ZUNION as a new set (ZUNIONSTORE is `dst = set_union<Set>(...)`), in the smallest encoding
+/// that fits, with the first sorted input's options, function objects and allocator.
 template <class Set, class SetRange>
 Set set_union(const SetRange& sets, const std::vector<typename Set::score_type>& weights = {},
               aggregate agg = aggregate::sum) {
-    using Score = typename Set::score_type;
-    const auto in = detail::weighted_inputs<Set>(sets, weights);
-    Set like = detail::empty_like<Set>(sets);
-    std::vector<detail::result_element<Set>> results;
-    for (std::size_t i = 0; i < in.size(); ++i) {
-        if (in[i].first == nullptr) continue;
-        for (const auto& e : *in[i].first) {
-            // Counted once, at the first input that has it; later inputs are folded in, in
-            // order, exactly as Redis's accumulator sees them.
-            bool seen_before = false;
-            for (std::size_t j = 0; j < i && !seen_before; ++j)
-                seen_before = in[j].first != nullptr && in[j].first->contains(e.member);
-            if (seen_before) continue;
-            Score acc = detail::weighted(e.score, in[i].second);
-            for (std::size_t j = i + 1; j < in.size(); ++j) {
-                if (in[j].first == nullptr) continue;
-                if (const auto s = in[j].first->score(e.member))
-                    detail::combine(acc, detail::weighted(*s, in[j].second), agg);
-            }
-            results.push_back({e.member, acc});
-        }
-    }
-    return detail::build_result(results, std::move(like));
+    return detail::build_from(union_elements<Set>(sets, weights, agg),
+                              detail::first_sorted<Set>(sets));
 }
 
-/// ZINTER numkeys key... [WEIGHTS w...] [AGGREGATE SUM|MIN|MAX]. Iterates the smallest input
-/// and probes the others. O(N_min * K + M log M). Strong guarantee.
+/// ZINTER as a new set (ZINTERSTORE). See set_union.
 template <class Set, class SetRange>
 Set set_intersection(const SetRange& sets,
                      const std::vector<typename Set::score_type>& weights = {},
                      aggregate agg = aggregate::sum) {
-    using Score = typename Set::score_type;
-    const auto in = detail::weighted_inputs<Set>(sets, weights);
-    Set like = detail::empty_like<Set>(sets);
-    std::vector<detail::result_element<Set>> results;
-    if (in.empty() || in.front().first == nullptr) return like;
-    for (const auto& e : *in.front().first) {
-        Score acc = detail::weighted(e.score, in.front().second);
-        bool everywhere = true;
-        for (std::size_t j = 1; j < in.size() && everywhere; ++j) {
-            const auto s = in[j].first ? in[j].first->score(e.member) : std::nullopt;
-            if (!s)
-                everywhere = false;
-            else  // as Redis: only the first input's product is cleaned of NaN; later ones
-                  // reach the aggregate as they are (SUM then turns NaN into 0, MIN/MAX skip it)
-                detail::combine(acc, detail::multiply(*s, in[j].second), agg);
-        }
-        if (everywhere) results.push_back({e.member, acc});
-    }
-    return detail::build_result(results, std::move(like));
+    return detail::build_from(intersection_elements<Set>(sets, weights, agg),
+                              detail::first_sorted<Set>(sets));
 }
 
-/// ZDIFF numkeys key...: the elements of the first set found in none of the others, with their
-/// scores from the first set. O(N_first * K). Strong guarantee.
+/// ZDIFF as a new set (ZDIFFSTORE). See set_union.
 template <class Set, class SetRange>
 Set set_difference(const SetRange& sets) {
-    Set like = detail::empty_like<Set>(sets);
-    auto it = std::begin(sets);
-    if (it == std::end(sets) || *it == nullptr) return like;
-    const Set* base = *it;
-    std::vector<const Set*> others(std::next(it), std::end(sets));
-    std::vector<detail::result_element<Set>> results;
-    for (const auto& e : *base) {
-        bool elsewhere = false;
-        for (const Set* o : others)
-            if (o != nullptr && o->contains(e.member)) {
-                elsewhere = true;
-                break;
-            }
-        if (!elsewhere) results.push_back({e.member, e.score});
-    }
-    like.assign_sorted(results.begin(), results.end());  // already in order: no sort needed
-    return like;
+    return detail::build_from(difference_elements<Set>(sets), detail::first_sorted<Set>(sets));
 }
 
-/// ZINTERCARD numkeys key... [LIMIT limit]: the size of the intersection, counting stops at
+/// ZINTERCARD numkeys key... [LIMIT limit]: the size of the intersection; counting stops at
 /// `limit` when limit > 0 (0 = no limit). O(N_min * K).
 template <class Set, class SetRange>
 std::size_t intersection_cardinality(const SetRange& sets, std::size_t limit = 0) {
     const auto in = detail::weighted_inputs<Set>(sets, {});
-    if (in.empty() || in.front().first == nullptr) return 0;
     std::size_t n = 0;
-    for (const auto& e : *in.front().first) {
-        bool everywhere = true;
-        for (std::size_t j = 1; j < in.size() && everywhere; ++j)
-            everywhere = in[j].first != nullptr && in[j].first->contains(e.member);
-        if (everywhere && ++n == limit) break;
-    }
+    if (in.empty()) return 0;
+    bool stop = false;
+    in.front().in.for_each([&](typename Set::key_view m, typename Set::score_type) {
+        if (stop) return;
+        for (std::size_t j = 1; j < in.size(); ++j)
+            if (in[j].in.identity() != in.front().in.identity() && !in[j].in.contains(m)) return;
+        stop = ++n == limit;
+    });
     return n;
 }
 
 }  // namespace zset
+
+#endif  // ZSET_SET_OPS_HPP

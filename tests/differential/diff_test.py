@@ -17,13 +17,24 @@ Comparison rules (Debian's redis-server is 7.0.15):
   * lex-range commands are only sent for keys whose members all share one score (Redis leaves
     the result unspecified otherwise);
   * 7.2+ features are not sent (ZRANK/ZREVRANK WITHSCORE), nor are the documented deviations
-    (SELECT of a database other than 0, RESTORE with a TTL, COMMAND/HELLO contents).
+    (COMMAND/HELLO contents, INFO fields other than the keyspace counts);
+  * both servers run with active expiry off (DEBUG SET-ACTIVE-EXPIRE 0), so keys expire when
+    touched, at the same command on both; short TTLs are followed by a pause that expires them
+    on both; TTL / PTTL / EXPIRETIME / PEXPIRETIME compare within a tolerance (the two servers
+    receive a command a few milliseconds apart);
+  * multi-client scenarios: a blocked client fed by another (also across SWAPDB and databases,
+    and an expired key that must not wake it), WATCH with another client's write, MULTI bodies
+    (queuing errors, EXECABORT, runtime errors, blocking pops inside), the sliding-window
+    limiter verbatim, AUTH with requirepass set at run time, CLIENT and INFO keyspace;
+  * every few thousand commands the whole dataset of databases 0-3 is compared (types,
+    encodings, contents, TTL presence).
 
 Exit status: 0 when there is no mismatch, 1 otherwise, 77 when redis-server is not installed
 (ctest SKIP_RETURN_CODE), 2 on a setup failure.
 """
 
 import argparse
+import collections
 import os
 import random
 import shutil
@@ -178,7 +189,8 @@ def start_redis(binary, workdir):
         port = free_port()
         proc = subprocess.Popen(
             [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-             "no", "--dir", workdir, "--daemonize", "no", "--logfile", os.path.join(workdir, "redis.log")],
+             "no", "--dir", workdir, "--daemonize", "no", "--logfile", os.path.join(workdir, "redis.log"),
+             "--enable-debug-command", "yes"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         if wait_ping(port, proc):
             return proc, port
@@ -188,7 +200,8 @@ def start_redis(binary, workdir):
 
 
 def start_zset(binary):
-    proc = subprocess.Popen([binary, "--port", "0", "--double-format", "17g"],
+    proc = subprocess.Popen([binary, "--port", "0", "--double-format", "17g",
+                             "--enable-debug-command", "yes"],
                             stdout=subprocess.PIPE, stderr=sys.stderr)
     line = proc.stdout.readline().decode()
     if "listening on" not in line:
@@ -208,6 +221,10 @@ def start_zset(binary):
 ZKEYS = [b"z0", b"z1", b"z2", b"z3", b"z4", b"z5"]
 LEXKEYS = [b"lex0", b"lex1", b"lex2"]
 SKEYS = [b"s0", b"s1"]
+SETKEYS = [b"set0", b"set1", b"set2"]
+SET_MEMBERS = [b"1", b"2", b"3", b"-5", b"100", b"0", b"007", b"-0", b"x", b"a", b"b", b"m1",
+               b"9223372036854775807", b"9223372036854775808", b"-9223372036854775808", b"1.5",
+               b"", b" 1", b"\x00"]
 MISSING = [b"nokey", b"missing:1"]
 DSTKEYS = [b"d0", b"d1", b"z5", b"s1", b"lex2"]
 
@@ -306,13 +323,22 @@ class Gen:
 
     def zkey(self):
         r = self.rnd.random()
-        if r < 0.74:
+        if r < 0.72:
             return self.choice(ZKEYS)
-        if r < 0.85:
+        if r < 0.83:
             return self.choice(LEXKEYS)
-        if r < 0.93:
+        if r < 0.89:
             return self.choice(SKEYS)
+        if r < 0.94:
+            return self.choice(SETKEYS)
         return self.choice(MISSING)
+
+    def set_member(self):
+        if self.chance(0.7):
+            return self.choice(SET_MEMBERS)
+        if self.chance(0.5):
+            return b"%d" % self.rnd.randint(-1000, 1000)
+        return self.member()
 
     def fresh_key(self, prefix=b"fresh"):
         self.fresh += 1
@@ -347,14 +373,23 @@ def flat_scored(reply, resp3):
 
 
 class Differ:
-    def __init__(self, rport, zport, seed, verbose, debug=False):
+    def __init__(self, rport, zport, seed, verbose, debug=False, trace=False):
         self.debug = debug
         self.rport, self.zport = rport, zport
         self.g = Gen(seed)
         self.p2 = Pair(rport, zport, False)
         self.p3 = Pair(rport, zport, True)
         self.blocker = Pair(rport, zport, False)
-        self.side = Conn(rport)  # Redis only, never compared: reads state for property checks
+        self.other = Pair(rport, zport, False)  # a second client (WATCH, feeding, CLIENT KILL)
+        # Reads state for property checks; the reply used is Redis's, but every read goes to
+        # both servers, since a read can delete an expired key (lazy expiry).
+        self.side = Pair(rport, zport, False)
+        self.forced = None  # the pair every command goes to inside a scenario (MULTI, SELECT)
+        self.last_argv = None
+        self.trace = trace
+        self.history = collections.deque(maxlen=25)
+        for conn in (self.p2.r, self.p2.z):
+            conn.call([b"DEBUG", b"SET-ACTIVE-EXPIRE", b"0"])  # keys expire when touched only
         self.sent = 0
         self.mismatches = 0
         self.tolerated = 0
@@ -368,16 +403,37 @@ class Differ:
         if self.mismatches <= 25:
             print("MISMATCH (%s) #%d: %s\n  redis: %s\n  zset:  %s" %
                   (why, self.sent, short(argv), short(r), short(z)))
+            if self.trace:
+                for past in self.history:
+                    print("    before: %s" % short(past, 200))
+                rs, zs = Conn(self.rport), Conn(self.zport)
+                kr = {k[1] for k in rs.call([b"KEYS", b"*"])[1]}
+                kz = {k[1] for k in zs.call([b"KEYS", b"*"])[1]}
+                print("    keys only in redis: %s, only in zset: %s" % (sorted(kr - kz), sorted(kz - kr)))
+                names = ZKEYS + LEXKEYS + SKEYS + SETKEYS + DSTKEYS + MISSING + \
+                    [b"limiter:%d" % i for i in range(3)] + [b"wk:%d" % i for i in range(3)] + \
+                    [p + b":%d" % i for i in range(self.g.fresh + 1)
+                     for p in (b"rst", b"blk", b"blkdb", b"blkexp", b"nolex", b"fresh")] + \
+                    sorted(kr | kz)
+                for k in names:  # MEMORY USAGE sees logically expired keys, and deletes none
+                    a, b = rs.call([b"MEMORY", b"USAGE", k]), zs.call([b"MEMORY", b"USAGE", k])
+                    ta, tb = rs.call([b"PTTL", k]), zs.call([b"PTTL", k])
+                    if (a[0] == "int") != (b[0] == "int") or (ta[1] < 0) != (tb[1] < 0):
+                        print("    %r: redis %s, zset %s (TTL %s / %s)" % (
+                            k, a, b, rs.call([b"PTTL", k]), zs.call([b"PTTL", k])))
+                rs.close()
+                zs.close()
         if self.debug:
             zside = Conn(self.zport)
             for k in set(argv[1:]) & set(ZKEYS + LEXKEYS + DSTKEYS + SKEYS + MISSING):
-                for name, conn in (("redis", self.side), ("zset", zside)):
+                for name, conn in (("redis", self.side.r), ("zset", zside)):
                     print("  %s %r: %s %s" % (name, k, short(conn.call([b"OBJECT", b"ENCODING", k])),
                                               short(conn.call([b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"]), 3000)))
             zside.close()
             raise SystemExit(1)
 
     def note(self, argv):
+        self.history.append(argv)
         self.sent += 1
         name = argv[0].upper().decode("latin-1")
         self.counts[name] = self.counts.get(name, 0) + 1
@@ -385,10 +441,13 @@ class Differ:
     # ---- comparison helpers -------------------------------------------------------------------
 
     def pair(self):
+        if self.forced is not None:
+            return self.forced
         return self.p3 if self.g.chance(0.35) else self.p2
 
     def exact(self, argv, pair=None):
         pair = pair or self.pair()
+        self.last_argv = argv
         r, z = pair.call(argv)
         self.note(argv)
         if r != z:
@@ -402,14 +461,14 @@ class Differ:
         zside = Conn(self.zport)
         for k in set(argv[1:]) & set(ZKEYS + LEXKEYS + DSTKEYS + SKEYS + MISSING):
             for q in ([b"OBJECT", b"ENCODING", k], [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"]):
-                a, b = self.side.call(q), zside.call(q)
+                a, b = self.side.r.call(q), zside.call(q)
                 if a != b:
                     self.mismatch(argv, a, b, "state after command: %r" % q)
         zside.close()
 
     def side_members(self, key):
         """{member: score} of a key in Redis, or None if missing / not a sorted set."""
-        rep = self.side.call([b"ZRANGE", key, b"0", b"-1", b"WITHSCORES"])
+        rep = self.side.call([b"ZRANGE", key, b"0", b"-1", b"WITHSCORES"])[0]
         if rep[0] != "array":
             return None
         items = rep[1]
@@ -808,7 +867,11 @@ class Differ:
 
     def cmd_config(self):
         g = self.g
-        kind = g.rnd.randrange(4)
+        kind = g.rnd.randrange(5)
+        if kind == 4:
+            argv = [b"CONFIG", b"SET", g.case(b"set-max-intset-entries"),
+                    g.choice([b"1", b"2", b"3", b"512", b"512", b"x", b"-1"])]
+            return self.exact(argv, self.p2)
         if kind == 0:
             argv = [b"CONFIG", g.case(b"SET"), g.case(b"zset-max-listpack-entries"),
                     g.choice([b"0", b"1", b"2", b"3", b"5", b"8", b"16", b"128", b"128"])]
@@ -846,7 +909,7 @@ class Differ:
 
     def cmd_dump_restore(self):
         g = self.g
-        key = g.choice(ZKEYS + LEXKEYS + SKEYS + DSTKEYS + MISSING)
+        key = g.choice(ZKEYS + LEXKEYS + SKEYS + DSTKEYS + SETKEYS + MISSING)
         argv = [b"DUMP", key]
         pr, pz = self.p2.call(argv)
         self.note(argv)
@@ -863,8 +926,8 @@ class Differ:
             payload = bytes(b)
         elif r < 0.08:
             payload = payload[:g.rnd.randrange(len(payload))]
-        target = g.choice([g.fresh_key(b"rst"), g.choice(ZKEYS + LEXKEYS + SKEYS + DSTKEYS)])
-        ttl = b"0" if g.chance(0.95) else g.choice([b"-1", b"x"])
+        target = g.choice([g.fresh_key(b"rst"), g.choice(ZKEYS + LEXKEYS + SKEYS + DSTKEYS + SETKEYS)])
+        ttl = b"0" if g.chance(0.85) else g.choice([b"-1", b"x", b"100000", b"1"])
         opts = []
         if g.chance(0.5):
             opts.append(g.case(b"REPLACE"))
@@ -873,6 +936,8 @@ class Differ:
         if g.chance(0.03):
             opts.append(b"junk")
         self.exact([b"RESTORE", target, ttl, payload] + opts, self.p2)
+        if ttl == b"1":
+            time.sleep(0.01)  # a 1 ms TTL: expired on both before the next command
 
     def cmd_mutated(self):
         """A sorted-set command with an argument dropped or added (arity and syntax errors)."""
@@ -900,6 +965,480 @@ class Differ:
         self.exact([self.g.case(self.g.choice([b"FLUSHALL", b"FLUSHDB"]))] +
                    ([self.g.choice([b"ASYNC", b"sync", b"x"])] if self.g.chance(0.3) else []), self.p2)
 
+
+    # ---- sets ---------------------------------------------------------------------------------
+
+    def smembers_compare(self, pair, key):
+        """SMEMBERS: exact for intsets (Redis lists them in order), as a set otherwise."""
+        argv = [self.g.case(b"SMEMBERS"), key]
+        r, z = pair.call(argv)
+        self.note(argv)
+        enc = self.side.call([b"OBJECT", b"ENCODING", key])[0]
+        if enc == ("bulk", b"intset") or r[0] == "error":
+            ok = r == z
+        else:
+            ok = r[0] == z[0] and sorted(r[1]) == sorted(z[1])
+        if not ok:
+            self.mismatch(argv, r, z, "SMEMBERS")
+
+    def cmd_set(self):
+        g = self.g
+        key = g.choice(SETKEYS) if g.chance(0.8) else g.zkey()
+        kind = g.rnd.randrange(7)
+        if kind <= 1:
+            n = g.rnd.randint(1, 4) if g.chance(0.95) else g.rnd.randint(20, 80)
+            argv = [g.case(b"SADD"), key] + [g.set_member() for _ in range(n)]
+        elif kind == 2:
+            argv = [g.case(b"SREM"), key] + [g.set_member() for _ in range(g.rnd.randint(1, 3))]
+        elif kind == 3:
+            argv = [g.case(b"SCARD"), key]
+        elif kind == 4:
+            argv = [g.case(b"SISMEMBER"), key, g.set_member()]
+        elif kind == 5:
+            argv = [b"OBJECT", b"ENCODING", key]
+        elif self.forced is not None:  # inside a scenario: SMEMBERS order would differ in EXEC
+            argv = [g.case(b"SCARD"), key]
+        else:
+            return self.smembers_compare(self.pair(), key)
+        self.exact(argv)
+
+    # ---- expiry -------------------------------------------------------------------------------
+
+    def expire_argv(self):
+        g = self.g
+        name = g.choice([b"EXPIRE", b"PEXPIRE", b"EXPIREAT", b"PEXPIREAT"])
+        key = g.choice(ZKEYS + SETKEYS + SKEYS + LEXKEYS + DSTKEYS + MISSING)
+        ms = name.startswith(b"P")
+        at = name.endswith(b"AT")
+        r = g.rnd.random()
+        if r < 0.6:  # long enough never to expire during a run
+            v = g.rnd.randint(500, 5000)
+            v = v * 1000 if ms else v
+            if at:
+                v += int(time.time() * 1000) if ms else int(time.time())
+        elif r < 0.85:  # already past: deletes the key at once
+            v = g.choice([0, -1, -100]) if not at else g.choice([0, 1, 1000])
+        else:
+            return [g.case(name), key, g.choice([b"x", b"1.5", b"", b"9223372036854775807",
+                                                 b"-9223372036854775808", b"99999999999999999"])]
+        argv = [g.case(name), key, b"%d" % v]
+        for o in (b"NX", b"XX", b"GT", b"LT"):
+            if g.chance(0.12):
+                argv.append(g.case(o))
+        if g.chance(0.02):
+            argv.append(b"junk")
+        return argv
+
+    def ttl_check(self, argv, pair=None):
+        """TTL-family replies: equal, or both non-negative within a tolerance."""
+        pair = pair or self.pair()
+        r, z = pair.call(argv)
+        self.note(argv)
+        if r == z:
+            return
+        tol = 150 if argv[0].upper() in (b"PTTL", b"PEXPIRETIME") else 1
+        if r[0] == z[0] == "int" and r[1] >= 0 and z[1] >= 0 and abs(r[1] - z[1]) <= tol:
+            return
+        self.mismatch(argv, r, z, "TTL family")
+
+    def cmd_expire(self):
+        g = self.g
+        kind = g.rnd.randrange(10)
+        key = g.choice(ZKEYS + SETKEYS + SKEYS + LEXKEYS + DSTKEYS + MISSING)
+        if kind <= 3:
+            self.exact(self.expire_argv())
+        elif kind <= 6:
+            name = g.choice([b"TTL", b"PTTL", b"EXPIRETIME", b"PEXPIRETIME"])
+            self.ttl_check([g.case(name), key])
+        elif kind == 7:
+            self.exact([g.case(b"PERSIST"), key])
+        else:  # a short TTL, then a pause so that it has expired on both servers
+            self.exact([g.case(b"PEXPIRE"), key, g.choice([b"1", b"2", b"3"])])
+            time.sleep(0.01)
+            name = g.choice([b"EXISTS", b"TYPE", b"ZCARD", b"DBSIZE", b"SCARD"])
+            self.exact([g.case(name)] + ([] if name == b"DBSIZE" else [key]))
+
+    def last_name(self):
+        return self.last_argv[0].upper() if self.last_argv else b""
+
+    # ---- databases ----------------------------------------------------------------------------
+
+    def keys_compare(self, pair, argv):
+        r, z = pair.call(argv)
+        self.note(argv)
+        if r[0] == "array" and z[0] == "array":
+            if sorted(r[1]) != sorted(z[1]):
+                self.mismatch(argv, sorted(r[1]), sorted(z[1]), "KEYS")
+        elif r != z:
+            self.mismatch(argv, r, z)
+
+    def scan_compare(self, pair, opts):
+        """A full SCAN walk on each server must find the same keys."""
+        found = []
+        for conn in (pair.r, pair.z):
+            keys, cursor = set(), b"0"
+            for _ in range(10000):
+                rep = conn.call([b"SCAN", cursor] + opts)
+                if rep[0] != "array":
+                    keys = rep
+                    break
+                keys |= {k[1] for k in rep[1][1][1]}
+                cursor = rep[1][0][1]
+                if cursor == b"0":
+                    break
+            found.append(keys)
+        self.note([b"SCAN"])
+        if found[0] != found[1]:
+            self.mismatch([b"SCAN"] + opts, found[0], found[1], "SCAN walk")
+
+    def cmd_db(self):
+        """A few commands in another database, then back to 0."""
+        g = self.g
+        pair = self.pair()
+        self.forced = pair
+        db = g.choice([b"1", b"2", b"3", b"15"]) if g.chance(0.9) else g.choice([b"16", b"-1", b"x"])
+        self.exact([g.case(b"SELECT"), db])
+        for _ in range(g.rnd.randint(2, 6)):
+            g.rnd.choices([self.cmd_zadd, self.cmd_zrem, self.cmd_lookup, self.cmd_set,
+                           self.cmd_expire, self.cmd_setop_plain, self.cmd_generic_db],
+                          [5, 1, 3, 2, 2, 1, 2])[0]()
+        self.exact([b"DBSIZE"])
+        self.keys_compare(pair, [b"KEYS", g.choice([b"*", b"z*", b"set?", b"*[0-9]"])])
+        if g.chance(0.3):
+            opts = []
+            if g.chance(0.5):
+                opts += [b"MATCH", g.choice([b"*", b"z*", b"s*"])]
+            if g.chance(0.5):
+                opts += [b"COUNT", g.choice([b"1", b"3", b"10"])]
+            if g.chance(0.3):
+                opts += [b"TYPE", g.choice([b"zset", b"set", b"string", b"ZSET", b"none"])]
+            self.scan_compare(pair, opts)
+        self.exact([b"SELECT", b"0"])
+        self.forced = None
+
+    def cmd_generic_db(self):
+        g = self.g
+        kind = g.rnd.randrange(4)
+        if kind == 0:
+            argv = [g.case(b"SWAPDB"), g.choice([b"0", b"1", b"2", b"3"]), g.choice([b"1", b"2", b"3", b"x", b"16"])]
+        elif kind == 1:
+            argv = [g.case(b"DEL")] + [g.zkey() for _ in range(g.rnd.randint(1, 2))]
+        elif kind == 2:
+            argv = [g.case(b"FLUSHDB")] if g.chance(0.3) else [b"DBSIZE"]
+        else:
+            argv = [g.case(g.choice([b"EXISTS", b"TYPE", b"UNLINK", b"TOUCH"])), g.zkey()]
+        self.exact(argv)
+
+    def cmd_swapdb(self):
+        g = self.g
+        a, b = g.choice([b"0", b"1", b"2"]), g.choice([b"0", b"1", b"2", b"3"])
+        self.exact([g.case(b"SWAPDB"), a, b], self.p2)
+        if g.chance(0.8):
+            self.exact([b"SWAPDB", a, b], self.p2)  # usually swap back: db 0 keeps the pools
+
+    def cmd_setop_plain(self):
+        """A set operation whose inputs include plain sets."""
+        g = self.g
+        name = g.choice([b"ZUNION", b"ZINTER", b"ZDIFF", b"ZUNIONSTORE", b"ZINTERSTORE",
+                         b"ZDIFFSTORE", b"ZINTERCARD"])
+        n = g.rnd.randint(1, 2)  # SUM over 3 inputs may round differently (qsort order)
+        keys = [g.choice(SETKEYS) if g.chance(0.6) else g.choice(ZKEYS) for _ in range(n)]
+        argv = [g.case(name)] + ([g.choice(DSTKEYS + SETKEYS)] if name.endswith(b"STORE") else [])
+        argv += [b"%d" % n] + keys
+        if name in (b"ZUNION", b"ZINTER", b"ZUNIONSTORE", b"ZINTERSTORE") and g.chance(0.5):
+            argv += [b"WEIGHTS"] + [g.choice([b"1", b"2", b"-1", b"0.5", b"inf"]) for _ in range(n)]
+        if name in (b"ZUNION", b"ZINTER", b"ZUNIONSTORE", b"ZINTERSTORE") and g.chance(0.3):
+            argv += [b"AGGREGATE", g.choice([b"MIN", b"MAX"])]
+        if name in (b"ZUNION", b"ZINTER", b"ZDIFF") and g.chance(0.5):
+            argv.append(b"WITHSCORES")
+        if name == b"ZINTERCARD" and g.chance(0.4):
+            argv += [b"LIMIT", g.choice([b"0", b"1", b"3"])]
+        self.exact(argv)
+
+    # ---- transactions -------------------------------------------------------------------------
+
+    MULTI_BODY_WEIGHTS = None
+
+    def multi_body_command(self):
+        g = self.g
+        r = g.rnd.random()
+        if r < 0.04:  # a queuing error: EXEC then replies EXECABORT
+            self.exact(g.choice([[b"NOSUCHCMD", b"x"], [b"ZADD", b"k"], [b"ZCARD"],
+                                 [b"CONFIG", b"NOSUCH"]]))
+            return False
+        if r < 0.045:  # EXEC itself refused: EXECABORT at once, the transaction is over
+            self.exact([b"EXEC", b"extra"])
+            return True
+        if r < 0.07:
+            self.exact(g.choice([[b"MULTI"], [b"WATCH", b"z0"]]))  # errors, not queued
+            return False
+        if r < 0.10:
+            keys = [g.zkey()]
+            self.exact([g.choice([b"BZPOPMIN", b"BZPOPMAX"])] + keys + [b"0"])
+            return False
+        g.rnd.choices([self.cmd_zadd, self.cmd_zincrby, self.cmd_zrem, self.cmd_lookup,
+                       self.cmd_range, self.cmd_pop, self.cmd_set, self.cmd_expire_exact,
+                       self.cmd_generic, self.cmd_setop_plain],
+                      [5, 2, 2, 4, 3, 2, 2, 2, 2, 1])[0]()
+        return False
+
+    def cmd_expire_exact(self):
+        self.exact(self.expire_argv())
+
+    def cmd_multi(self):
+        g = self.g
+        pair = self.p2 if g.chance(0.7) else self.p3
+        self.forced = pair
+        self.exact([g.case(b"MULTI")])
+        ended = False
+        for _ in range(g.rnd.randint(0, 6)):
+            ended = self.multi_body_command()
+            if ended:
+                break
+        if not ended:
+            self.exact([g.case(b"DISCARD")] if g.chance(0.1) else [g.case(b"EXEC")])
+        self.forced = None
+
+    def cmd_tx_errors(self):
+        g = self.g
+        self.exact(g.choice([[b"EXEC"], [b"DISCARD"], [b"UNWATCH"], [b"EXEC", b"x"],
+                             [b"DISCARD", b"x"], [b"WATCH"], [b"MULTI", b"x"]]), self.p2)
+
+    def cmd_watch(self):
+        """WATCH, maybe another client's write (or our own), then MULTI ... EXEC."""
+        g = self.g
+        pair = self.p2
+        self.forced = pair
+        keys = [g.choice(ZKEYS + SETKEYS + MISSING + [b"wk:%d" % g.rnd.randrange(3)])
+                for _ in range(g.rnd.randint(1, 2))]
+        self.exact([g.case(b"WATCH")] + keys)
+        r = g.rnd.random()
+        touched = g.choice(keys)
+        if r < 0.45:  # the other client writes (or not) to a watched key
+            write = g.choice([
+                [b"ZADD", touched, b"1", g.member()], [b"DEL", touched], [b"SADD", touched, b"x"],
+                [b"EXPIRE", touched, b"1000"], [b"PERSIST", touched], [b"ZINCRBY", touched, b"0", b"a"],
+                [b"FLUSHDB"], [b"SWAPDB", b"0", b"1"], [b"ZREM", touched, b"nope"],
+                [b"ZADD", b"unrelated", b"1", b"a"], [b"PEXPIRE", touched, b"1"]])
+            self.exact(write, self.other)
+            if write[0] == b"SWAPDB":
+                self.exact([b"SWAPDB", b"0", b"1"], self.other)
+            if write[0] == b"PEXPIRE":
+                time.sleep(0.01)  # expired (not deleted) before EXEC: EXEC must abort
+        elif r < 0.55:
+            self.exact([b"ZADD", touched, b"5", b"self"])  # our own write dirties it too
+        elif r < 0.65:
+            self.exact([b"UNWATCH"])
+        self.exact([b"MULTI"])
+        ended = False
+        for _ in range(g.rnd.randint(1, 3)):
+            ended = self.multi_body_command()
+            if ended:
+                break
+        if not ended:
+            self.exact([b"EXEC"])
+        self.forced = None
+
+    def cmd_limiter(self):
+        """The sliding-window rate limiter, verbatim."""
+        g = self.g
+        pair = self.pair()
+        self.forced = pair
+        key = b"limiter:%d" % g.rnd.randrange(3)
+        now = int(time.time() * 1000) + g.rnd.randrange(5000)
+        for argv in ([b"MULTI"], [b"ZREMRANGEBYSCORE", key, b"-inf", b"%d" % (now - 2000)],
+                     [b"ZADD", key, b"%d" % now, b"%d-%d" % (now, g.rnd.randrange(1000))],
+                     [b"ZCARD", key], [b"EXPIRE", key, b"100"], [b"EXEC"]):
+            self.exact(argv)
+        self.forced = None
+
+    # ---- blocking across clients --------------------------------------------------------------
+
+    def blocked_reply(self, bargv, deadline=5.0):
+        r, z = self.blocker.r.read(), self.blocker.z.read()
+        self.note(bargv)
+        if r != z:
+            self.mismatch(bargv, r, z, "blocked client served")
+
+    def cmd_blocking_db(self):
+        """A client blocked in database 2 is woken by a ZADD there, or by SWAPDB."""
+        g = self.g
+        key = g.fresh_key(b"blkdb")
+        for c in (self.blocker.r, self.blocker.z):
+            c.call([b"SELECT", b"2"])
+        bargv = [b"BZPOPMIN", key, b"5"]
+        self.blocker.r.send(bargv)
+        self.blocker.z.send(bargv)
+        time.sleep(0.002)
+        swapped = g.chance(0.5)
+        if not swapped:
+            self.forced = self.other
+            self.exact([b"SELECT", b"2"])
+            self.exact([b"ZADD", key, g.score(), g.member()])
+            self.exact([b"SELECT", b"0"])
+            self.forced = None
+        else:
+            self.exact([b"ZADD", key, g.score(), g.member()], self.other)  # in database 0
+            self.exact([b"SWAPDB", b"0", b"2"], self.other)  # now in database 2: served
+        self.blocked_reply(bargv)
+        if swapped:
+            self.exact([b"SWAPDB", b"0", b"2"], self.other)
+        for c in (self.blocker.r, self.blocker.z):
+            c.call([b"SELECT", b"0"])
+
+    def cmd_blocking_expired(self):
+        """A key that expires before the blocked client is served wakes nobody."""
+        g = self.g
+        key = g.fresh_key(b"blkexp")
+        bargv = [b"BZPOPMAX", key, b"5"]
+        self.blocker.r.send(bargv)
+        self.blocker.z.send(bargv)
+        time.sleep(0.002)
+        self.forced = self.other
+        self.exact([b"MULTI"])
+        self.exact([b"ZADD", key, b"1", b"gone"])
+        if g.chance(0.5):
+            self.exact([b"PEXPIREAT", key, b"1"])  # in the past: deleted inside EXEC
+        else:
+            self.exact([b"PEXPIRE", key, b"5"])
+            self.exact([b"DEBUG", b"SLEEP", b"0.02"])  # expired when EXEC ends
+        self.exact([b"EXEC"])
+        self.forced = None
+        self.exact([b"ZADD", key, b"2", b"kept"], self.other)
+        self.blocked_reply(bargv)
+
+    # ---- access, clients, introspection -------------------------------------------------------
+
+    def cmd_auth(self):
+        """requirepass set at run time: new connections must AUTH (HELLO AUTH)."""
+        g = self.g
+        self.exact([b"CONFIG", b"SET", b"requirepass", b"s3cret"], self.p2)
+        fresh = Pair(self.rport, self.zport, False)
+        try:
+            steps = [[b"PING"], [b"ZADD", b"z0", b"1", b"a"], [b"AUTH", b"wrong"],
+                     [b"AUTH", b"default", b"wrong"], [b"AUTH", b"nobody", b"s3cret"],
+                     [b"HELLO", b"2"], [b"HELLO", b"3", b"AUTH", b"default", b"nope"],
+                     [b"MULTI"], [b"ZCARD", b"z0"], [b"EXEC"], [b"AUTH", b"a", b"b", b"c"]]
+            g.rnd.shuffle(steps)
+            for argv in steps[:g.rnd.randint(2, len(steps))]:
+                self.exact(argv, fresh)
+            if g.chance(0.5):
+                self.exact([b"AUTH", b"s3cret"], fresh)
+            else:
+                r, z = fresh.call([b"HELLO", b"2", b"AUTH", b"default", b"s3cret"])
+                self.note([b"HELLO"])
+                if r[0] != z[0]:
+                    self.mismatch([b"HELLO", b"AUTH"], r, z)
+            self.exact([b"ZCARD", g.choice(ZKEYS)], fresh)
+        finally:
+            fresh.close()
+            self.exact([b"CONFIG", b"SET", b"requirepass", b""], self.p2)
+        self.exact(g.choice([[b"AUTH", b"x"], [b"AUTH", b"default", b"x"]]), self.p2)
+
+    def cmd_client(self):
+        g = self.g
+        pair = self.pair()
+        kind = g.rnd.randrange(8)
+        if kind == 0:
+            argv = [b"CLIENT", g.case(b"SETNAME"), g.choice([b"worker-1", b"a b", b"", b"x\\ny", b"ok"])]
+        elif kind == 1:
+            argv = [b"CLIENT", g.case(b"GETNAME")]
+        elif kind == 2:
+            r, z = pair.call([b"CLIENT", b"ID"])
+            self.note([b"CLIENT"])
+            if r[0] != "int" or z[0] != "int":
+                self.mismatch([b"CLIENT", b"ID"], r, z)
+            return
+        elif kind == 3:
+            argv = g.choice([[b"CLIENT", b"KILL", b"ID", b"999999"], [b"CLIENT", b"KILL", b"1.2.3.4:5"],
+                             [b"CLIENT", b"KILL", b"ID", b"-1"], [b"CLIENT", b"KILL", b"junk", b"x"],
+                             [b"CLIENT", b"KILL", b"SKIPME", b"maybe"], [b"CLIENT", b"LIST", b"TYPE", b"foo"],
+                             [b"CLIENT", b"LIST", b"ID", b"x"], [b"CLIENT", b"LIST", b"x"],
+                             [b"CLIENT", b"KILL", b"TYPE", b"pubsub"], [b"CLIENT", b"NOSUCH"],
+                             [b"CLIENT", b"SETNAME"], [b"CLIENT", b"KILL", b"USER", b"nobody"]])
+        elif kind == 4:  # CLIENT INFO / LIST: the caller's own fields agree
+            name = b"cli%d" % g.rnd.randrange(100)
+            pair.call([b"CLIENT", b"SETNAME", name])
+            for argv in ([b"CLIENT", b"INFO"], [b"CLIENT", b"LIST"]):
+                r, z = pair.call(argv)
+                self.note(argv)
+                def fields(rep):
+                    text = rep[1].decode("latin-1") if rep[0] in ("bulk", "verbatim") else ""
+                    for line in text.splitlines():
+                        f = dict(kv.split("=", 1) for kv in line.split(" ") if "=" in kv)
+                        if f.get("name") == name.decode():
+                            return (f.get("db"), f.get("flags"), f.get("multi"), f.get("resp"))
+                    return None
+                if fields(r) is None or fields(r) != fields(z):
+                    self.mismatch(argv, fields(r), fields(z), "CLIENT fields")
+            return
+        elif kind == 5:
+            return self.info_keyspace(pair)
+        elif kind == 6:
+            r, z = pair.call([b"MEMORY", b"USAGE", g.zkey()])
+            self.note([b"MEMORY"])
+            if r[0] != z[0]:
+                self.mismatch([b"MEMORY", b"USAGE"], r, z)
+            return
+        else:
+            argv = g.choice([[b"MEMORY", b"USAGE"], [b"MEMORY", b"USAGE", b"k", b"SAMPLES", b"x"],
+                             [b"MEMORY", b"USAGE", b"k", b"junk"], [b"DEBUG", b"NOSUCH"],
+                             [b"DEBUG", b"RELOAD", b"junk"], [b"OBJECT", b"ENCODING", b"set0"]])
+        self.exact(argv, pair)
+
+    def info_keyspace(self, pair):
+        r, z = pair.call([b"INFO", b"keyspace"])
+        self.note([b"INFO"])
+
+        def dbs(rep):
+            text = rep[1].decode("latin-1") if rep[0] in ("bulk", "verbatim") else ""
+            return sorted(l.rsplit(",", 1)[0] for l in text.split("\r\n") if l.startswith("db"))
+        if dbs(r) != dbs(z):
+            self.mismatch([b"INFO", b"keyspace"], dbs(r), dbs(z), "INFO keyspace")
+
+    def cmd_config_get_all(self):
+        r, z = self.p2.call([b"CONFIG", b"GET", b"*"])
+        self.note([b"CONFIG"])
+
+        def as_dict(rep):
+            it = rep[1]
+            return {it[i][1]: it[i + 1][1] for i in range(0, len(it), 2)}
+        dr, dz = as_dict(r), as_dict(z)
+        ours = set(dz) - {b"save", b"bind", b"port", b"maxclients", b"hz"}
+        diff = {k: (dr.get(k), dz[k]) for k in ours if dr.get(k) != dz[k]}
+        if diff:
+            self.mismatch([b"CONFIG", b"GET", b"*"], diff, sorted(dz), "CONFIG GET *")
+
+    def cmd_reload(self):
+        self.exact([b"DEBUG", b"RELOAD"], self.p2)
+        self.compare_all()
+
+    def compare_all(self):
+        """Every key of databases 0-3: type, encoding, contents, TTL presence."""
+        pair = self.p2
+        for db in (b"0", b"1", b"2", b"3"):
+            for c in (pair.r, pair.z):
+                c.call([b"SELECT", db])
+            r, z = pair.call([b"KEYS", b"*"])
+            keys_r, keys_z = sorted(k[1] for k in r[1]), sorted(k[1] for k in z[1])
+            if keys_r != keys_z:
+                self.mismatch([b"KEYS", b"*", db], keys_r, keys_z, "dataset keys")
+                continue
+            for k in keys_r:
+                for q in ([b"TYPE", k], [b"OBJECT", b"ENCODING", k], [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"],
+                          [b"SCARD", k]):
+                    a, b = pair.call(q)
+                    if a != b:
+                        self.mismatch(q + [db], a, b, "dataset")
+                a, b = pair.call([b"TTL", k])
+                if (a[1] < 0) != (b[1] < 0):
+                    self.mismatch([b"TTL", k, db], a, b, "dataset TTL")
+                a, b = pair.call([b"SMEMBERS", k])
+                if a[0] != b[0] or (a[0] == "array" and sorted(a[1]) != sorted(b[1])):
+                    self.mismatch([b"SMEMBERS", k, db], a, b, "dataset")
+        for c in (pair.r, pair.z):
+            c.call([b"SELECT", b"0"])
+
     # ---- driver -------------------------------------------------------------------------------
 
     def run(self, n):
@@ -909,15 +1448,25 @@ class Differ:
             (self.cmd_blocking_cross, 0.4), (self.cmd_randmember, 3), (self.cmd_scan, 2),
             (self.cmd_setop, 8), (self.cmd_generic, 6), (self.cmd_config, 1.2),
             (self.cmd_dump_restore, 1.5), (self.cmd_mutated, 3), (self.cmd_flush, 0.05),
+            (self.cmd_set, 5), (self.cmd_setop_plain, 2), (self.cmd_expire, 5), (self.cmd_db, 1),
+            (self.cmd_swapdb, 0.3), (self.cmd_multi, 1.5), (self.cmd_tx_errors, 0.3),
+            (self.cmd_watch, 1), (self.cmd_limiter, 0.4), (self.cmd_blocking_db, 0.15),
+            (self.cmd_blocking_expired, 0.1), (self.cmd_auth, 0.05), (self.cmd_client, 1),
+            (self.cmd_config_get_all, 0.05), (self.cmd_reload, 0.03),
         ]
         funcs = [f for f, _ in table]
         weights = [w for _, w in table]
         start = time.time()
+        next_full_compare = 3000
         while self.sent < n:
             f = self.g.rnd.choices(funcs, weights)[0]
             f()
+            if self.sent >= next_full_compare:
+                next_full_compare += 3000
+                self.compare_all()
             if self.verbose and self.sent % 5000 < 1:
                 print("  ... %d commands, %d mismatches, %.1fs" % (self.sent, self.mismatches, time.time() - start))
+        self.compare_all()
         return time.time() - start
 
 
@@ -929,6 +1478,7 @@ def main():
     ap.add_argument("--seed", type=int, default=int(os.environ.get("ZSET_DIFF_SEED", "20240611")))
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--debug", action="store_true", help="stop at the first mismatch, dump its keys")
+    ap.add_argument("--trace", action="store_true", help="print the commands before each mismatch")
     args = ap.parse_args()
 
     if not args.redis_server or not os.path.exists(args.redis_server):
@@ -953,11 +1503,13 @@ def main():
         vline = [l for l in version[1].split(b"\r\n") if l.startswith(b"redis_version:")] if version[0] == "bulk" else []
         print("differential: redis-server %s on port %d, zset-server on port %d, seed %d" %
               (vline[0].split(b":")[1].decode() if vline else "?", rport, zport, args.seed))
-        d = Differ(rport, zport, args.seed, args.verbose, args.debug)
+        d = Differ(rport, zport, args.seed, args.verbose, args.debug, args.trace)
         try:
             elapsed = d.run(args.commands)
         except (ConnectionError, OSError, socket.timeout) as e:
             print("differential: connection failure after %d commands: %s" % (d.sent, e))
+            for past in d.history:
+                print("    before: %s" % short(past, 200))
             for p in procs:
                 if p.poll() is not None:
                     print("  a server exited with status %s" % p.returncode)

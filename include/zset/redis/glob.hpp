@@ -1,13 +1,15 @@
-// zset - the Redis sorted set as a C++17 container.
+// zset::redis::glob_match — glob-style pattern matching with Redis's exact rules (util.c
+// stringmatchlen), as used by ZSCAN ... MATCH, SCAN, KEYS and CONFIG GET.
 // SPDX-License-Identifier: MIT
 //
-// Glob-style pattern matching with Redis's exact rules (util.c stringmatchlen), as used by
-// ZSCAN ... MATCH, SCAN, KEYS and CONFIG GET.
+// Thread safety: a pure function.
 #ifndef ZSET_REDIS_GLOB_HPP
 #define ZSET_REDIS_GLOB_HPP
 
 #include <cstddef>
 #include <string_view>
+
+#include "../detail/redis_text.hpp"
 
 namespace zset::redis {
 
@@ -15,7 +17,7 @@ namespace detail {
 
 /// ASCII tolower on the value C's tolower() sees for a (signed) char in the "C" locale.
 constexpr int glob_lower(int c) noexcept {
-    return (c >= 'A' && c <= 'Z') ? c - 'A' + 'a' : c;
+    return zset::detail::ascii_lower(static_cast<char>(c));
 }
 
 /// Byte `i` of `s` as C code reading a NUL-terminated buffer would see it: past the end is the
@@ -23,6 +25,49 @@ constexpr int glob_lower(int c) noexcept {
 /// on the platforms Redis targets.
 constexpr int glob_at(std::string_view s, std::size_t i) noexcept {
     return i < s.size() ? static_cast<int>(static_cast<signed char>(s[i])) : 0;
+}
+
+/// Whether byte `c` lies in the range [a, b] of a class ("[a-z]"; reversed ranges swapped).
+constexpr bool glob_in_range(int a, int b, int c, bool nocase) noexcept {
+    if (a > b) {
+        const int t = a;
+        a = b;
+        b = t;
+    }
+    if (nocase) {
+        a = glob_lower(a);
+        b = glob_lower(b);
+        c = glob_lower(c);
+    }
+    return c >= a && c <= b;
+}
+
+/// Matches the character class that starts after the '[' at `p` against byte `c`; leaves `p`
+/// on the class's closing ']' (or, for an unterminated class, on the last pattern byte, as
+/// Redis steps back so that the caller's shared "pattern++" ends the pattern).
+inline bool glob_class(std::string_view pat, std::size_t& p, int c, bool nocase) noexcept {
+    const bool negate = glob_at(pat, p) == '^';
+    if (negate) ++p;
+    bool match = false;
+    for (;; ++p) {
+        if (glob_at(pat, p) == '\\' && pat.size() - p >= 2) {
+            ++p;
+            match = match || glob_at(pat, p) == c;
+        } else if (glob_at(pat, p) == ']') {
+            break;
+        } else if (p >= pat.size()) {
+            --p;
+            break;
+        } else if (pat.size() - p >= 3 && glob_at(pat, p + 1) == '-') {
+            match = match || glob_in_range(glob_at(pat, p), glob_at(pat, p + 2), c, nocase);
+            p += 2;
+        } else if (!nocase) {
+            match = match || glob_at(pat, p) == c;
+        } else {
+            match = match || glob_lower(glob_at(pat, p)) == glob_lower(c);
+        }
+    }
+    return negate ? !match : match;
 }
 
 /// One step of the recursive matcher. `skip_longer` is Redis's skipLongerMatches flag: once
@@ -38,12 +83,11 @@ inline bool glob_match_impl(std::string_view pat, std::string_view str, bool noc
         case '*': {
             while (p + 1 < pat.size() && pat[p + 1] == '*') ++p;
             if (p + 1 == pat.size()) return true;
-            while (s < str.size()) {
+            for (; s < str.size(); ++s) {
                 if (glob_match_impl(pat.substr(p + 1), str.substr(s), nocase, skip_longer,
                                     nesting + 1))
                     return true;
                 if (skip_longer) return false;
-                ++s;
             }
             skip_longer = true;
             return false;
@@ -51,58 +95,18 @@ inline bool glob_match_impl(std::string_view pat, std::string_view str, bool noc
         case '?':
             ++s;
             break;
-        case '[': {
+        case '[':
             ++p;
-            const bool negate = glob_at(pat, p) == '^';
-            if (negate) ++p;
-            bool match = false;
-            const int c = glob_at(str, s);
-            for (;;) {
-                if (glob_at(pat, p) == '\\' && pat.size() - p >= 2) {
-                    ++p;
-                    if (glob_at(pat, p) == c) match = true;
-                } else if (glob_at(pat, p) == ']') {
-                    break;
-                } else if (p >= pat.size()) {
-                    --p;  // Redis steps back so the shared "pattern++" below ends the pattern
-                    break;
-                } else if (pat.size() - p >= 3 && glob_at(pat, p + 1) == '-') {
-                    int start = glob_at(pat, p);
-                    int end = glob_at(pat, p + 2);
-                    int ch = c;
-                    if (start > end) {
-                        const int t = start;
-                        start = end;
-                        end = t;
-                    }
-                    if (nocase) {
-                        start = glob_lower(start);
-                        end = glob_lower(end);
-                        ch = glob_lower(ch);
-                    }
-                    p += 2;
-                    if (ch >= start && ch <= end) match = true;
-                } else if (!nocase) {
-                    if (glob_at(pat, p) == c) match = true;
-                } else if (glob_lower(glob_at(pat, p)) == glob_lower(c)) {
-                    match = true;
-                }
-                ++p;
-            }
-            if (negate) match = !match;
-            if (!match) return false;
+            if (!glob_class(pat, p, glob_at(str, s), nocase)) return false;
             ++s;
             break;
-        }
         case '\\':
             if (pat.size() - p >= 2) ++p;
             [[fallthrough]];
         default:
-            if (!nocase) {
-                if (pat[p] != str[s]) return false;
-            } else if (glob_lower(glob_at(pat, p)) != glob_lower(glob_at(str, s))) {
+            if (nocase ? glob_lower(glob_at(pat, p)) != glob_lower(glob_at(str, s))
+                       : pat[p] != str[s])
                 return false;
-            }
             ++s;
             break;
         }

@@ -1,16 +1,19 @@
-// zset - the Redis sorted set as a C++17 container.
+// zset::redis — number parsing and formatting with Redis's exact rules.
 // SPDX-License-Identifier: MIT
 //
-// Number parsing and formatting with Redis's exact rules, plus Redis's error texts.
+// The argument parsers of the sorted-set commands (scores, score-range bounds, lex-range items,
+// integers) and the double formatter of ZSCORE / ZINCRBY / WITHSCORES replies. Range bounds
+// parse straight into the container's zset::score_bound / zset::lex_bound. The behaviour was
+// checked against redis-server 7.0.15 and, for double formatting, against the Redis >= 7.2
+// algorithm (util.c d2string + deps/fpconv); see tests/test_redis_protocol.cpp. Error texts
+// for rejected input are in <zset/redis/errors.hpp>.
 //
-// Everything here is independent of the container: these are the argument parsers the
-// sorted-set commands use (scores, score ranges, lex ranges, integers), the double
-// formatter used for ZSCORE / ZINCRBY / WITHSCORES replies, and the error strings Redis sends.
-// The behaviour was checked against redis-server 7.0.15 and, for double formatting, against
-// the Redis >= 7.2 algorithm (util.c d2string + deps/fpconv); see tests/test_redis_protocol.cpp.
+// Thread safety: pure functions, except that parse_score / parse_score_bound read the C
+// locale's decimal point (localeconv): do not call setlocale() concurrently.
 #ifndef ZSET_REDIS_NUMBERS_HPP
 #define ZSET_REDIS_NUMBERS_HPP
 
+#include <algorithm>
 #include <cerrno>
 #include <charconv>
 #include <climits>
@@ -20,148 +23,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <iterator>
 #include <optional>
 #include <string>
 #include <string_view>
 
+#include "../common.hpp"
+#include "../detail/redis_text.hpp"
+
 namespace zset::redis {
-
-// ---------------------------------------------------------------------------------------------
-// Error texts
-// ---------------------------------------------------------------------------------------------
-// Each constant is the full error line without the leading '-' and trailing CRLF, exactly as
-// redis-server sends it (verified against 7.0.15; unchanged in 7.2/7.4).
-
-/// ZADD / ZINCRBY score that is not a valid double (`string2d` failed).
-inline constexpr std::string_view err_not_float = "ERR value is not a valid float";
-/// ZUNION/ZINTER(STORE) WEIGHTS value that is not a valid double.
-inline constexpr std::string_view err_weight_not_float = "ERR weight value is not a float";
-/// Score range bound (ZRANGEBYSCORE, ZCOUNT, ...) that `zslParseRange` rejects.
-inline constexpr std::string_view err_minmax_not_float = "ERR min or max is not a float";
-/// Lex range item (ZRANGEBYLEX, ZLEXCOUNT, ...) that is not `[x`, `(x`, `-` or `+`.
-inline constexpr std::string_view err_lex_range = "ERR min or max not valid string range item";
-/// Integer argument (rank, LIMIT offset/count, numkeys, ...) that `string2ll` rejects.
-inline constexpr std::string_view err_not_integer = "ERR value is not an integer or out of range";
-/// Generic syntax error (unknown option, odd score/member count, ...).
-inline constexpr std::string_view err_syntax = "ERR syntax error";
-/// ZADD with both NX and XX.
-inline constexpr std::string_view err_xx_and_nx =
-    "ERR XX and NX options at the same time are not compatible";
-/// ZADD with two of GT, LT, NX.
-inline constexpr std::string_view err_gt_lt_nx =
-    "ERR GT, LT, and/or NX options at the same time are not compatible";
-/// ZADD INCR with more than one score/member pair.
-inline constexpr std::string_view err_incr_single_pair =
-    "ERR INCR option supports a single increment-element pair";
-/// ZINCRBY / ZADD INCR whose result would be NaN (inf + -inf).
-inline constexpr std::string_view err_nan_result = "ERR resulting score is not a number (NaN)";
-/// ZPOPMIN / ZPOPMAX count that is negative or not an integer.
-inline constexpr std::string_view err_out_of_range_positive =
-    "ERR value is out of range, must be positive";
-/// ZRANDMEMBER ... WITHSCORES with |count| > LONG_MAX / 2.
-inline constexpr std::string_view err_out_of_range = "ERR value is out of range";
-/// ZRANGE with LIMIT but neither BYSCORE nor BYLEX.
-inline constexpr std::string_view err_limit_needs_by =
-    "ERR syntax error, LIMIT is only supported in combination with either BYSCORE or BYLEX";
-/// ZRANGE BYLEX ... WITHSCORES.
-inline constexpr std::string_view err_withscores_bylex =
-    "ERR syntax error, WITHSCORES not supported in combination with BYLEX";
-/// ZINTERCARD LIMIT that is negative or not an integer.
-inline constexpr std::string_view err_limit_negative = "ERR LIMIT can't be negative";
-/// ZMPOP / BZMPOP numkeys <= 0 (or not an integer).
-inline constexpr std::string_view err_numkeys_positive = "ERR numkeys should be greater than 0";
-/// ZMPOP / BZMPOP COUNT <= 0 (or not an integer).
-inline constexpr std::string_view err_count_positive = "ERR count should be greater than 0";
-/// ZSCAN cursor that is not an unsigned 64-bit integer.
-inline constexpr std::string_view err_invalid_cursor = "ERR invalid cursor";
-/// Blocking pop timeout that does not parse as a double.
-inline constexpr std::string_view err_timeout_not_float =
-    "ERR timeout is not a float or out of range";
-/// Blocking pop timeout < 0.
-inline constexpr std::string_view err_timeout_negative = "ERR timeout is negative";
-/// Command applied to a key that holds another type.
-inline constexpr std::string_view err_wrongtype =
-    "WRONGTYPE Operation against a key holding the wrong kind of value";
-
-namespace detail {
-
-/// Appends `text` to `out`, mapping '\r' and '\n' to ' ' as Redis does for error texts that
-/// embed user input (an error reply must stay on one line).
-inline void append_error_safe(std::string& out, std::string_view text) {
-    for (char c : text) {
-        out.push_back(c == '\r' || c == '\n' ? ' ' : c);
-    }
-}
-
-/// Lower-cases ASCII letters only (command names are ASCII; locale must not matter).
-inline void append_ascii_lower(std::string& out, std::string_view text) {
-    for (char c : text) {
-        out.push_back(c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c);
-    }
-}
-
-/// The part of `s` that a C function would see: everything before the first NUL byte.
-/// Redis formats user arguments with printf("%s") / "%.*s", which stop at a NUL.
-inline std::string_view c_string_prefix(std::string_view s) noexcept {
-    const std::size_t nul = s.find('\0');
-    return nul == std::string_view::npos ? s : s.substr(0, nul);
-}
-
-}  // namespace detail
-
-/// Builds "ERR wrong number of arguments for '<name>' command" (Redis `commandCheckArity`).
-/// `name` is the command name; it is lower-cased like Redis's command table name (e.g. "zadd").
-/// Complexity O(|name|). Strong guarantee (may throw std::bad_alloc).
-inline std::string err_wrong_arity(std::string_view name) {
-    std::string out = "ERR wrong number of arguments for '";
-    detail::append_ascii_lower(out, name);
-    out += "' command";
-    return out;
-}
-
-/// Builds "ERR at least 1 input key is needed for '<name>' command" (ZUNION, ZINTER, ZDIFF and
-/// their STORE forms, ZINTERCARD with numkeys < 1). `name` is lower-cased.
-/// Complexity O(|name|). Strong guarantee (may throw std::bad_alloc).
-inline std::string err_at_least_one_key(std::string_view name) {
-    std::string out = "ERR at least 1 input key is needed for '";
-    detail::append_ascii_lower(out, name);
-    out += "' command";
-    return out;
-}
-
-/// Builds Redis's unknown-command error from the full argv (argv[0] is the command name):
-/// "ERR unknown command '<name>', with args beginning with: '<a1>' '<a2>' ".
-/// Mirrors Redis `commandCheckExistence`: the name is cut to 128 bytes; arguments are appended
-/// while the argument text is shorter than 128 bytes, each cut so the text stays within 128;
-/// every value stops at its first NUL byte (printf semantics) and CR/LF become spaces.
-/// `Argv` is any range of string-like values convertible to std::string_view.
-/// Complexity O(total bytes used, at most ~260). Strong guarantee (may throw std::bad_alloc).
-template <class Argv>
-std::string err_unknown_command(const Argv& argv) {
-    constexpr std::size_t limit = 128;
-    auto it = std::begin(argv);
-    const auto end = std::end(argv);
-    std::string name;
-    if (it != end) {
-        const std::string_view n = detail::c_string_prefix(std::string_view(*it));
-        name.assign(n.substr(0, limit));
-        ++it;
-    }
-    std::string args;
-    for (; it != end && args.size() < limit; ++it) {
-        const std::string_view a = detail::c_string_prefix(std::string_view(*it));
-        const std::size_t precision = limit - args.size();  // "'%.*s' " with 128 - sdslen(args)
-        args += '\'';
-        args.append(a.substr(0, precision));
-        args += "' ";
-    }
-    std::string out = "ERR unknown command '";
-    detail::append_error_safe(out, name);
-    out += "', with args beginning with: ";
-    detail::append_error_safe(out, args);
-    return out;
-}
 
 // ---------------------------------------------------------------------------------------------
 // Parsing
@@ -169,10 +38,8 @@ std::string err_unknown_command(const Argv& argv) {
 
 namespace detail {
 
-/// isspace() in the "C" locale. Redis never changes LC_CTYPE, so this is what it sees.
-constexpr bool is_c_space(char c) noexcept {
-    return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
-}
+using zset::detail::c_string_prefix;
+using zset::detail::is_c_space;
 
 /// True when strtod could start a conversion at `c` (after whitespace) in the "C" locale:
 /// a digit, '.', a sign, or the first letter of "inf"/"infinity"/"nan".
@@ -190,10 +57,68 @@ struct strtod_result {
     bool erange = false;
 };
 
+/// The C locale's view of the decimal point: the bytes strtod expects where "C" has '.'.
+struct decimal_point {
+    const char* text = ".";
+    std::size_t size = 1;
+    bool is_dot = true;
+
+    /// Reads LC_NUMERIC (localeconv() on every call).
+    static decimal_point current() noexcept {
+        decimal_point d;
+        const char* dp = std::localeconv()->decimal_point;
+        if (dp == nullptr || dp[0] == '\0') return d;
+        d.text = dp;
+        d.size = std::strlen(dp);
+        d.is_dot = dp[0] == '.' && dp[1] == '\0';
+        return d;
+    }
+};
+
+/// strtod(3) over `body` with '.' spelled as the locale's decimal point; returns the value and
+/// sets `used` to the bytes of `body` consumed (errno is preserved, ERANGE reported).
+inline double strtod_in_locale(std::string_view body, const decimal_point& dp, std::size_t& used,
+                               bool& erange) {
+    constexpr std::size_t small = 128;
+    char local[small];
+    std::string heap;
+    std::size_t dots = 0;
+    if (!dp.is_dot)
+        for (const char c : body) dots += c == '.' ? 1 : 0;
+    const std::size_t need = body.size() + dots * (dp.size - 1) + 1;
+    char* buf = local;
+    if (need > small) {
+        heap.resize(need);
+        buf = heap.data();
+    }
+    std::size_t w = 0;
+    for (const char c : body) {
+        if (!dp.is_dot && c == '.') {
+            std::memcpy(buf + w, dp.text, dp.size);
+            w += dp.size;
+        } else {
+            buf[w++] = c;
+        }
+    }
+    buf[w] = '\0';
+    const int saved_errno = errno;
+    errno = 0;
+    char* end = nullptr;
+    const double v = std::strtod(buf, &end);
+    erange = errno == ERANGE;
+    errno = saved_errno;
+    // Map back: each consumed decimal point occupied dp.size bytes instead of one.
+    const auto consumed = static_cast<std::size_t>(end - buf);
+    std::size_t in = 0;
+    for (std::size_t out = 0; out < consumed; ++in)
+        out += (!dp.is_dot && body[in] == '.') ? dp.size : 1;
+    used = in;
+    return v;
+}
+
 /// Runs strtod(3) over `s` exactly as Redis does on its NUL-terminated argument, with "C" locale
 /// semantics whatever the process locale is:
-///  - the input is copied into a NUL-terminated buffer (a string_view is not terminated), so,
-///    as in Redis, conversion stops at an embedded NUL;
+///  - conversion stops at an embedded NUL (only the part before it is visible to strtod);
 ///  - leading whitespace is the "C" set only (a Latin-1 locale might also skip 0xA0);
 ///  - if LC_NUMERIC's decimal point is not ".", every '.' is given to strtod as the locale's
 ///    decimal point and the input is cut at the first byte that begins the locale's decimal
@@ -204,73 +129,14 @@ struct strtod_result {
 inline strtod_result c_strtod(std::string_view s) {
     strtod_result r;
     std::size_t lead = 0;
-    while (lead < s.size() && is_c_space(s[lead])) {
-        ++lead;
-    }
-    if (lead == s.size() || !may_start_c_float(s[lead])) {
-        return r;  // strtod performs no conversion
-    }
-    // Only the part up to the first NUL is visible to strtod.
+    while (lead < s.size() && is_c_space(s[lead])) ++lead;
+    if (lead == s.size() || !may_start_c_float(s[lead])) return r;  // no conversion
     std::string_view body = c_string_prefix(s.substr(lead));
-
-    const char* dp = std::localeconv()->decimal_point;
-    const std::size_t dp_len = (dp != nullptr && dp[0] != '\0') ? std::strlen(dp) : 1;
-    const bool c_point = dp == nullptr || dp[0] == '\0' || (dp[0] == '.' && dp[1] == '\0');
-    if (!c_point) {
-        const std::size_t cut = body.find(dp[0]);
-        if (cut != std::string_view::npos) {
-            body = body.substr(0, cut);
-        }
-    }
-
-    // Buffer: '.' may expand to dp_len bytes, plus the terminating NUL.
-    constexpr std::size_t small = 128;
-    char local[small];
-    std::string heap;
-    std::size_t dots = 0;
-    if (!c_point) {
-        for (char c : body) {
-            dots += c == '.' ? 1 : 0;
-        }
-    }
-    const std::size_t need = body.size() + dots * (dp_len - 1) + 1;
-    char* buf = local;
-    if (need > small) {
-        heap.resize(need);
-        buf = heap.data();
-    }
-    std::size_t w = 0;
-    for (char c : body) {
-        if (!c_point && c == '.') {
-            std::memcpy(buf + w, dp, dp_len);
-            w += dp_len;
-        } else {
-            buf[w++] = c;
-        }
-    }
-    buf[w] = '\0';
-
-    const int saved_errno = errno;
-    errno = 0;
-    char* end = nullptr;
-    r.value = std::strtod(buf, &end);
-    r.erange = errno == ERANGE;
-    errno = saved_errno;
-
-    std::size_t used = static_cast<std::size_t>(end - buf);
-    if (used == 0) {
-        return strtod_result{};  // no conversion
-    }
-    if (!c_point) {
-        // Map back: each consumed decimal point occupied dp_len bytes instead of one.
-        std::size_t in = 0;
-        std::size_t out = 0;
-        while (out < used) {
-            out += (body[in] == '.') ? dp_len : 1;
-            ++in;
-        }
-        used = in;
-    }
+    const decimal_point dp = decimal_point::current();
+    if (!dp.is_dot) body = body.substr(0, std::min(body.size(), body.find(dp.text[0])));
+    std::size_t used = 0;
+    r.value = strtod_in_locale(body, dp, used, r.erange);
+    if (used == 0) return strtod_result{};  // no conversion
     r.consumed = lead + used;
     return r;
 }
@@ -283,8 +149,9 @@ inline strtod_result c_strtod(std::string_view s) {
 /// and results that underflow to a denormal (`1e-310`, `4e-324`). Rejects: the empty string,
 /// leading whitespace, anything left over (trailing spaces, junk, an embedded NUL), NaN in any
 /// spelling, overflow to +-HUGE_VAL (`1e400`) and underflow to zero (`1e-400`, `2e-324`).
-/// Returns nullopt on rejection (reply err_not_float, or err_weight_not_float for WEIGHTS).
-/// Complexity O(|s|). Allocates only for inputs of 128 bytes or more (may throw std::bad_alloc).
+/// Returns nullopt on rejection (reply errors::not_a_float, or errors::weight_not_float for
+/// WEIGHTS). Complexity O(|s|). Allocates only for inputs of 128 bytes or more (may throw
+/// std::bad_alloc).
 inline std::optional<double> parse_score(std::string_view s) {
     if (s.empty() || detail::is_c_space(s[0])) {
         return std::nullopt;
@@ -300,125 +167,82 @@ inline std::optional<double> parse_score(std::string_view s) {
     return r.value;
 }
 
-/// One end of a score range: `value` with `exclusive` set when written as "(value".
-struct score_bound {
-    double value;
-    bool exclusive;
-};
-
 /// Parses one score-range bound as Redis `zslParseRange` (ZRANGEBYSCORE, ZCOUNT,
 /// ZREMRANGEBYSCORE, ZRANGE BYSCORE): an optional '(' (exclusive), then strtod(3) with no
 /// range check. Because Redis only tests that strtod stopped at a NUL byte and did not produce
 /// NaN, it also accepts: leading whitespace (" 1"), an empty rest ("" is inclusive 0, "(" is
 /// exclusive 0), anything after an embedded NUL ("1\0x" is 1), and out-of-range values
 /// ("1e400" is +inf, "1e-400" is 0). Rejected: trailing bytes ("1 ", "1e", "((1"), NaN.
-/// Returns nullopt on rejection (reply err_minmax_not_float).
+/// Returns nullopt on rejection (reply errors::minmax_not_float).
 /// Complexity O(|s|). Allocates only for inputs of 128 bytes or more (may throw std::bad_alloc).
-inline std::optional<score_bound> parse_score_bound(std::string_view s) {
-    score_bound b{0.0, false};
-    if (!s.empty() && s[0] == '(') {
-        b.exclusive = true;
-        s.remove_prefix(1);
-    }
+inline std::optional<zset::score_bound<double>> parse_score_bound(std::string_view s) {
+    const bool exclusive = !s.empty() && s[0] == '(';
+    if (exclusive) s.remove_prefix(1);
     const detail::strtod_result r = detail::c_strtod(s);
-    if (r.consumed != s.size() && s[r.consumed] != '\0') {
+    if ((r.consumed != s.size() && s[r.consumed] != '\0') || std::isnan(r.value))
         return std::nullopt;
-    }
-    if (std::isnan(r.value)) {
-        return std::nullopt;
-    }
-    b.value = r.value;
-    return b;
+    return exclusive ? zset::score_bound<double>::exclusive_of(r.value)
+                     : zset::score_bound<double>::inclusive(r.value);
 }
 
-/// One end of a lex range. `value` views into the parsed argument (without the '[' or '(')
-/// and is meaningful only for `inclusive` / `exclusive`; it is valid as long as that argument.
-struct lex_bound {
-    /// What the bound is. An unscoped enum so the kinds read as lex_bound::inclusive etc.
-    enum kind_type : unsigned char {
-        inclusive,  ///< "[value"
-        exclusive,  ///< "(value"
-        neg_inf,    ///< "-": below every member
-        pos_inf     ///< "+": above every member
-    };
-    std::string_view value;
-    kind_type kind;
-};
+/// Parses ZRANGEBYSCORE's `min max` (both with parse_score_bound); nullopt when either is
+/// rejected (reply errors::minmax_not_float). Complexity O(|min| + |max|).
+inline std::optional<zset::score_range<double>> parse_score_range(std::string_view min,
+                                                                  std::string_view max) {
+    const auto lo = parse_score_bound(min);
+    if (!lo) return std::nullopt;
+    const auto hi = parse_score_bound(max);
+    if (!hi) return std::nullopt;
+    zset::score_range<double> r = zset::score_range<double>::all();
+    r.min = *lo;
+    r.max = *hi;
+    return r;
+}
 
 /// Parses one lex-range item as Redis `zslParseLexRangeItem` (ZRANGEBYLEX, ZLEXCOUNT,
 /// ZREMRANGEBYLEX, ZRANGE BYLEX): "[x" inclusive, "(x" exclusive (x may be empty or binary),
 /// "-" and "+" the infinities. Everything else, including the empty string, is rejected.
 /// Redis tests "-"/"+" with `c[1] != '\0'` on the NUL-terminated argument, so "+\0..." also
-/// counts as "+"; that quirk is reproduced. Returns nullopt on rejection (err_lex_range).
+/// counts as "+"; that quirk is reproduced. Returns nullopt on rejection (errors::lex_range).
 /// Complexity O(1). No-throw.
-inline std::optional<lex_bound> parse_lex_bound(std::string_view s) noexcept {
-    if (s.empty()) {
-        return std::nullopt;
-    }
+inline std::optional<zset::lex_bound<std::string_view>> parse_lex_bound(std::string_view s) {
+    using bound = zset::lex_bound<std::string_view>;
+    if (s.empty()) return std::nullopt;
     switch (s[0]) {
     case '[':
-        return lex_bound{s.substr(1), lex_bound::inclusive};
+        return bound::inclusive(s.substr(1));
     case '(':
-        return lex_bound{s.substr(1), lex_bound::exclusive};
+        return bound::exclusive(s.substr(1));
     case '-':
     case '+':
-        if (s.size() == 1 || s[1] == '\0') {
-            return lex_bound{std::string_view(),
-                             s[0] == '-' ? lex_bound::neg_inf : lex_bound::pos_inf};
-        }
-        return std::nullopt;
+        if (s.size() != 1 && s[1] != '\0') return std::nullopt;
+        return s[0] == '-' ? bound::minus_infinity() : bound::plus_infinity();
     default:
         return std::nullopt;
     }
 }
 
+/// Parses ZRANGEBYLEX's `min max` (both with parse_lex_bound); nullopt when either is rejected
+/// (reply errors::lex_range). The bounds view into the arguments. Complexity O(1).
+inline std::optional<zset::lex_range<std::string_view>> parse_lex_range(std::string_view min,
+                                                                        std::string_view max) {
+    auto lo = parse_lex_bound(min);
+    if (!lo) return std::nullopt;
+    auto hi = parse_lex_bound(max);
+    if (!hi) return std::nullopt;
+    zset::lex_range<std::string_view> r;
+    r.min = *lo;
+    r.max = *hi;
+    return r;
+}
+
 /// Parses a signed 64-bit integer exactly as Redis `string2ll` (ranks, LIMIT, counts, numkeys):
 /// optional '-' then decimal digits with no leading zero ("0" alone is the only form of zero:
 /// "-0", "00", "01" are rejected), no '+', no whitespace, at most 20 bytes, within
-/// [LLONG_MIN, LLONG_MAX]. Returns nullopt on rejection (usually err_not_integer).
+/// [LLONG_MIN, LLONG_MAX]. Returns nullopt on rejection (usually errors::not_integer).
 /// Complexity O(|s|). No-throw.
 inline std::optional<long long> parse_integer(std::string_view s) noexcept {
-    constexpr std::size_t max_len = 20;  // strlen("-9223372036854775808")
-    if (s.empty() || s.size() > max_len) {
-        return std::nullopt;
-    }
-    if (s.size() == 1 && s[0] == '0') {
-        return 0LL;
-    }
-    std::size_t i = 0;
-    const bool negative = s[0] == '-';
-    if (negative) {
-        ++i;
-    }
-    if (i == s.size() || s[i] < '1' || s[i] > '9') {
-        return std::nullopt;
-    }
-    // Accumulate in unsigned: at most 19 digits here, so the value fits in 64 bits unless it
-    // has 20 digits, which the overflow checks catch.
-    unsigned long long v = 0;
-    for (; i < s.size(); ++i) {
-        const char c = s[i];
-        if (c < '0' || c > '9') {
-            return std::nullopt;
-        }
-        const auto digit = static_cast<unsigned long long>(c - '0');
-        if (v > (ULLONG_MAX - digit) / 10) {
-            return std::nullopt;
-        }
-        v = v * 10 + digit;
-    }
-    constexpr auto max_positive = static_cast<unsigned long long>(LLONG_MAX);
-    if (negative) {
-        if (v > max_positive + 1) {
-            return std::nullopt;
-        }
-        // -(v) without signed overflow for v == 2^63.
-        return v == max_positive + 1 ? LLONG_MIN : -static_cast<long long>(v);
-    }
-    if (v > max_positive) {
-        return std::nullopt;
-    }
-    return static_cast<long long>(v);
+    return zset::detail::parse_int64(s);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -437,7 +261,7 @@ enum class format_style : unsigned char {
 
 /// Upper bound on the length of any text format_double produces (longest real cases are
 /// 25 bytes, e.g. "-1.2345678901234567e-308" or "-12345678901234567000000").
-inline constexpr std::size_t max_double_chars = 32;
+inline constexpr std::size_t max_double_chars = zset::detail::number_text_capacity;
 
 /// Fixed-capacity result of format_double_chars: avoids a heap allocation per reply.
 struct double_chars {
@@ -513,12 +337,6 @@ inline std::size_t emit_redis_digits(char* out, const char* digits, int n, int e
         out[w++] = exp_digits[--ne];
     }
     return w;
-}
-
-/// Writes a long long in decimal; returns the length.
-inline std::size_t write_integer(char* out, long long v) noexcept {
-    const auto r = std::to_chars(out, out + max_double_chars, v);
-    return static_cast<std::size_t>(r.ptr - out);
 }
 
 /// Grisu2 (F. Loitsch, "Printing Floating-Point Numbers Quickly and Accurately with Integers",
@@ -689,9 +507,15 @@ inline void round_weed(char* digits, int n, std::uint64_t delta, std::uint64_t r
     }
 }
 
-/// Generates the digits of a finite, non-zero |v| into `digits` (at least 20 bytes).
-/// Returns the digit count n and sets `k10` so that |v| ~= digits * 10^k10.
-inline int digits_of(double v, char* digits, int& k10) noexcept {
+/// The scaled boundaries of a finite, non-zero |v|: w = v, [lower, upper] the interval of
+/// values that read back as v, all multiplied by a cached power 10^-k10 so that upper's binary
+/// exponent is in [-60, -32], and narrowed by one unit each to absorb the multiplication error.
+struct scaled_interval {
+    diy_fp w, lower, upper;
+    int k10;
+};
+
+inline scaled_interval scaled_boundaries(double v) noexcept {
     std::uint64_t bits = 0;
     std::memcpy(&bits, &v, sizeof bits);
     constexpr std::uint64_t hidden_bit = std::uint64_t{1} << 52;
@@ -700,7 +524,6 @@ inline int digits_of(double v, char* digits, int& k10) noexcept {
     // v = f * 2^e exactly.
     const diy_fp x =
         biased_e != 0 ? diy_fp{fraction + hidden_bit, biased_e - 1075} : diy_fp{fraction, 1 - 1075};
-
     // Boundaries half-way to the neighbours: m+ = (2f + 1) 2^(e-1); m- = (2f - 1) 2^(e-1), or
     // (4f - 1) 2^(e-2) when f is a power of two (the lower neighbour is closer).
     diy_fp upper = normalized(diy_fp{(x.f << 1) + 1, x.e - 1});
@@ -708,36 +531,37 @@ inline int digits_of(double v, char* digits, int& k10) noexcept {
     diy_fp lower{(x.f << lower_shift) - 1, x.e - lower_shift};
     lower.f <<= lower.e - upper.e;
     lower.e = upper.e;
-    diy_fp w = normalized(x);
-
     int k = 0;
     const diy_fp c = cached_power_for(upper.e, k);
-    w = multiply(w, c);
-    upper = multiply(upper, c);
-    lower = multiply(lower, c);
-    // Shrink the interval by one unit on each side to absorb the multiplication error.
-    ++lower.f;
-    --upper.f;
-    k10 = -k;
+    scaled_interval r{multiply(normalized(x), c), multiply(lower, c), multiply(upper, c), -k};
+    ++r.lower.f;
+    --r.upper.f;
+    return r;
+}
 
-    // Digit generation from the upper boundary: integral part first (at most 10 digits, and
-    // never zero because upper.f >> 60 >= 8), then fractional digits until what is left of
-    // the upper boundary lies inside the interval.
-    const std::uint64_t w_dist = upper.f - w.f;
-    std::uint64_t delta = upper.f - lower.f;
-    const int shift = -upper.e;  // in [32, 60]
+/// Generates the digits of a finite, non-zero |v| into `digits` (at least 20 bytes).
+/// Returns the digit count n and sets `k10` so that |v| ~= digits * 10^k10.
+/// Digits come from the upper boundary: the integral part first (at most 10 digits, never zero
+/// because upper.f >> 60 >= 8), then fractional digits until what is left of the upper
+/// boundary lies inside the interval.
+inline int digits_of(double v, char* digits, int& k10) noexcept {
+    const scaled_interval b = scaled_boundaries(v);
+    k10 = b.k10;
+    const std::uint64_t w_dist = b.upper.f - b.w.f;
+    std::uint64_t delta = b.upper.f - b.lower.f;
+    const int shift = -b.upper.e;  // in [32, 60]
     const std::uint64_t one = std::uint64_t{1} << shift;
-    std::uint64_t integral = upper.f >> shift;
-    std::uint64_t fractional = upper.f & (one - 1);
+    std::uint64_t integral = b.upper.f >> shift;
+    std::uint64_t fractional = b.upper.f & (one - 1);
     constexpr int max_digits = 20;
     int n = 0;
     int kappa = 10;
-    std::uint64_t divisor = 1000000000;
-    while (kappa > 0) {
+    const auto put = [&](std::uint64_t d) {
+        if ((d != 0 || n != 0) && n < max_digits) digits[n++] = static_cast<char>('0' + d);
+    };
+    for (std::uint64_t divisor = 1000000000; kappa > 0; divisor /= 10) {
         const std::uint64_t d = integral / divisor;
-        if ((d != 0 || n != 0) && n < max_digits) {
-            digits[n++] = static_cast<char>('0' + d);
-        }
+        put(d);
         integral -= d * divisor;
         --kappa;
         const std::uint64_t rest = (integral << shift) + fractional;
@@ -746,24 +570,18 @@ inline int digits_of(double v, char* digits, int& k10) noexcept {
             round_weed(digits, n, delta, rest, divisor << shift, w_dist);
             return n;
         }
-        divisor /= 10;
     }
-    std::uint64_t scale = 10;  // 10^(number of fractional digits generated so far)
-    for (;;) {
+    for (std::uint64_t scale = 10;; scale *= 10) {  // 10^(fractional digits generated so far)
         fractional *= 10;
         delta *= 10;
         --kappa;
-        const std::uint64_t d = fractional >> shift;
-        if ((d != 0 || n != 0) && n < max_digits) {
-            digits[n++] = static_cast<char>('0' + d);
-        }
+        put(fractional >> shift);
         fractional &= one - 1;
         if (fractional < delta || n >= max_digits) {
             k10 += kappa;
             round_weed(digits, n, delta, fractional, one, w_dist * scale);
             return n;
         }
-        scale *= 10;
     }
 }
 
@@ -796,9 +614,7 @@ inline double_chars format_double_chars(double v,
         return r;
     }
     if (style == format_style::percent17g) {
-        const auto res =
-            std::to_chars(out, out + max_double_chars, v, std::chars_format::general, 17);
-        r.size = static_cast<std::size_t>(res.ptr - out);
+        r.size = zset::detail::format_g17(out, v);
         return r;
     }
     if (v == 0.0) {
@@ -808,13 +624,10 @@ inline double_chars format_double_chars(double v,
     }
     // Redis double2ll: integral values with |v| <= LLONG_MAX / 2 (2^62 after rounding to double)
     // are printed with the integer printer.
-    constexpr double int_limit = 4611686018427387904.0;  // (double)(LLONG_MAX / 2) == 2^62
-    if (v >= -int_limit && v <= int_limit) {
-        const auto as_int = static_cast<long long>(v);
-        if (static_cast<double>(as_int) == v) {
-            r.size = detail::write_integer(out, as_int);
-            return r;
-        }
+    if (const auto as_int =
+            zset::detail::integral_within(v, zset::detail::d2string_integer_bound)) {
+        r.size = zset::detail::write_int64(out, *as_int);
+        return r;
     }
     // Redis fpconv_dtoa: the sign, then Grisu2 digits laid out by emit_redis_digits.
     std::size_t w = 0;

@@ -1,0 +1,219 @@
+// zset::redis — argument parsing shared by the command handlers: cursors, timeouts, ZADD's
+// options and the ZRANGE family's forms. Each parser checks in Redis's order, so the same error
+// wins, and replies the error itself (returning false) so a handler just returns.
+// SPDX-License-Identifier: MIT
+//
+// Thread safety: pure functions over the command context.
+#ifndef ZSET_REDIS_ARGUMENTS_HPP
+#define ZSET_REDIS_ARGUMENTS_HPP
+
+#include <cerrno>
+#include <climits>
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../common.hpp"
+#include "command.hpp"
+#include "errors.hpp"
+#include "numbers.hpp"
+
+namespace zset::redis::detail {
+
+/// Parses a SCAN / ZSCAN cursor as Redis 7.0's parseScanCursorOrReply (strtoul(3), base 10): no
+/// leading blank, an optional sign ("-1" wraps around), digits, nothing after (bytes after a NUL
+/// are invisible, so "" is cursor 0), no overflow.
+inline std::optional<std::uint64_t> parse_scan_cursor(std::string_view arg) noexcept {
+    const std::string_view s = zset::detail::c_string_prefix(arg);
+    if (s.empty()) return 0;
+    if (zset::detail::is_c_space(s[0])) return std::nullopt;
+    std::size_t i = 0;
+    const bool negative = s[0] == '-';
+    if (s[0] == '+' || s[0] == '-') ++i;
+    if (i == s.size()) return std::nullopt;
+    std::uint64_t v = 0;
+    for (; i < s.size(); ++i) {
+        if (s[i] < '0' || s[i] > '9') return std::nullopt;
+        const auto d = static_cast<std::uint64_t>(s[i] - '0');
+        if (v > (UINT64_MAX - d) / 10) return std::nullopt;  // ERANGE
+        v = v * 10 + d;
+    }
+    return negative ? (~v + 1) : v;
+}
+
+/// Parses a blocking timeout in seconds as Redis's getTimeoutFromObjectOrReply: strtold(3)
+/// over the whole argument (no leading blank, no junk, no NaN, no overflow/underflow to
+/// HUGE_VALL/0), then (long long)(seconds * 1000) where an unrepresentable product acts as
+/// LLONG_MIN (what the x86 conversion yields), negative -> "timeout is negative", and a
+/// deadline past LLONG_MAX from `now` -> "timeout is out of range". Uses the C library's
+/// strtold, so LC_NUMERIC must be "C" (Redis's own assumption). Replies the error itself.
+inline bool parse_timeout_ms(command& c, std::string_view arg, long long& ms) {
+    constexpr std::size_t max_chars = 5 * 1024;  // MAX_LONG_DOUBLE_CHARS
+    if (arg.empty() || arg.size() >= max_chars)
+        return c.out.error(errors::timeout_not_float), false;
+    const std::string buf(arg);
+    char* end = nullptr;
+    const int saved = errno;
+    errno = 0;
+    const long double v = std::strtold(buf.c_str(), &end);
+    const int e = errno;
+    errno = saved;
+    if (zset::detail::is_c_space(buf[0]) || *end != '\0' ||
+        (e == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || v == 0.0L)) || e == EINVAL ||
+        std::isnan(v))
+        return c.out.error(errors::timeout_not_float), false;
+    const long double product = v * 1000.0;
+    long long tval = LLONG_MIN;
+    if (product >= -9223372036854775808.0L && product < 9223372036854775808.0L)
+        tval = static_cast<long long>(product);
+    if (tval < 0) return c.out.error(errors::timeout_negative), false;
+    if (tval > 0 && tval > LLONG_MAX - c.state.now)
+        return c.out.error(errors::timeout_out_of_range), false;
+    ms = tval;
+    return true;
+}
+
+/// Argument i as a string2ll integer; replies errors::not_integer otherwise.
+inline bool integer_arg(command& c, std::size_t i, long long& v) {
+    const auto n = parse_integer(c[i]);
+    if (!n) return c.out.error(errors::not_integer), false;
+    v = *n;
+    return true;
+}
+
+// ---- ZADD / ZINCRBY ---------------------------------------------------------------------------
+
+/// A parsed ZADD (or ZINCRBY, which Redis runs through the same code).
+struct zadd_request {
+    zset::add_flags flags = zset::add_flags::none;  ///< NX / XX / GT / LT for the container
+    bool ch = false;                                ///< reply added + updated
+    bool incr = false;                              ///< INCR (ZINCRBY always)
+    std::size_t first_score = 2;                    ///< argv index of the first score
+    std::vector<double> scores;                     ///< every score, parsed before any change
+    std::string_view member(const command& c, std::size_t j) const noexcept {
+        return c[first_score + 2 * j + 1];
+    }
+};
+
+/// Parses ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member ... with Redis's checks in order:
+/// pair count, XX+NX, GT/LT/NX, INCR with one pair, then every score.
+inline bool parse_zadd(command& c, bool incr_command, zadd_request& r) {
+    r.incr = incr_command;
+    struct option {
+        std::string_view name;
+        zset::add_flags flag;
+    };
+    static constexpr option options[] = {
+        {"nx", zset::add_flags::nx}, {"xx", zset::add_flags::xx}, {"gt", zset::add_flags::gt},
+        {"lt", zset::add_flags::lt}, {"ch", zset::add_flags::ch}, {"incr", zset::add_flags::none}};
+    for (; r.first_score < c.argc; ++r.first_score) {
+        const option* hit = nullptr;
+        for (const option& o : options)
+            if (c.is(r.first_score, o.name)) hit = &o;
+        if (hit == nullptr) break;
+        if (hit->name == "incr") r.incr = true;
+        if (hit->name == "ch") r.ch = true;
+        if (hit->flag != zset::add_flags::ch) r.flags = r.flags | hit->flag;
+    }
+    const std::size_t words = c.argc - r.first_score;
+    const auto has = [&](zset::add_flags f) { return zset::has(r.flags, f); };
+    if (words % 2 != 0 || words == 0) return c.out.error(errors::syntax), false;
+    if (has(zset::add_flags::nx) && has(zset::add_flags::xx))
+        return c.out.error(errors::xx_and_nx), false;
+    const int exclusive = int(has(zset::add_flags::gt)) + int(has(zset::add_flags::lt)) +
+                          int(has(zset::add_flags::nx));
+    if (exclusive > 1) return c.out.error(errors::gt_lt_nx), false;
+    if (r.incr && words > 2) return c.out.error(errors::incr_single_pair), false;
+    for (std::size_t j = r.first_score; j < c.argc; j += 2) {
+        const auto v = parse_score(c[j]);
+        if (!v) return c.out.error(errors::not_a_float), false;
+        r.scores.push_back(*v);
+    }
+    return true;
+}
+
+// ---- the ZRANGE family ------------------------------------------------------------------------
+
+/// How a range is given.
+enum class range_by { unspecified, rank, score, lex };
+/// Which way it is walked.
+enum class range_order { unspecified, forward, reverse };
+
+/// What a ZRANGE-family command name fixes before its options are read.
+struct range_form {
+    std::size_t source;  ///< argv index of the source key (2 for ZRANGESTORE)
+    bool store;          ///< ZRANGESTORE
+    range_by by;
+    range_order order;
+};
+
+/// A parsed ZRANGE-family request.
+struct range_request {
+    range_by by = range_by::rank;
+    range_order order = range_order::forward;
+    bool withscores = false;
+    zset::limit lim;  ///< count -1: none given
+    long long start = 0, stop = 0;
+    zset::score_range<double> scores = zset::score_range<double>::all();
+    zset::lex_range<std::string_view> lex;
+    bool reverse() const noexcept { return order == range_order::reverse; }
+};
+
+/// Reads the options after `min max` (Redis zrangeGenericCommand's loop): REV, BYSCORE and BYLEX
+/// are accepted once each, and only where the command name did not fix them already.
+inline bool parse_range_options(command& c, const range_form& f, range_request& r) {
+    for (std::size_t j = f.source + 3; j < c.argc; ++j) {
+        const std::size_t left = c.argc - j - 1;
+        if (!f.store && c.is(j, "withscores")) {
+            r.withscores = true;
+        } else if (c.is(j, "limit") && left >= 2) {
+            if (!integer_arg(c, j + 1, r.lim.offset) || !integer_arg(c, j + 2, r.lim.count))
+                return false;
+            j += 2;
+        } else if (r.order == range_order::unspecified && c.is(j, "rev")) {
+            r.order = range_order::reverse;
+        } else if (r.by == range_by::unspecified && c.is(j, "bylex")) {
+            r.by = range_by::lex;
+        } else if (r.by == range_by::unspecified && c.is(j, "byscore")) {
+            r.by = range_by::score;
+        } else {
+            return c.out.error(errors::syntax), false;
+        }
+    }
+    return true;
+}
+
+/// Parses a ZRANGE-family command: options, their combinations, then min and max.
+inline bool parse_range(command& c, const range_form& f, range_request& r) {
+    r.by = f.by;
+    r.order = f.order;
+    if (!parse_range_options(c, f, r)) return false;
+    if (r.by == range_by::unspecified) r.by = range_by::rank;
+    if (r.order == range_order::unspecified) r.order = range_order::forward;
+    if (r.lim.count != -1 && r.by == range_by::rank)
+        return c.out.error(errors::limit_needs_by), false;
+    if (r.withscores && r.by == range_by::lex) return c.out.error(errors::withscores_bylex), false;
+    std::size_t min = f.source + 1, max = f.source + 2;
+    if (r.reverse() && r.by != range_by::rank) std::swap(min, max);
+    if (r.by == range_by::rank) return integer_arg(c, min, r.start) && integer_arg(c, max, r.stop);
+    if (r.by == range_by::score) {
+        const auto range = parse_score_range(c[min], c[max]);
+        if (!range) return c.out.error(errors::minmax_not_float), false;
+        r.scores = *range;
+        return true;
+    }
+    const auto range = parse_lex_range(c[min], c[max]);
+    if (!range) return c.out.error(errors::lex_range), false;
+    r.lex = *range;
+    return true;
+}
+
+}  // namespace zset::redis::detail
+
+#endif  // ZSET_REDIS_ARGUMENTS_HPP

@@ -1,0 +1,329 @@
+// zset::redis::commands — sorted-set writes: ZADD, ZINCRBY, ZREM, ZREMRANGEBYRANK / SCORE / LEX,
+// ZPOPMIN, ZPOPMAX, ZMPOP and the blocking BZPOPMIN, BZPOPMAX, BZMPOP.
+// SPDX-License-Identifier: MIT
+//
+// Semantics of Redis 7.0's t_zset.c (checked against redis-server 7.0.15). Encodings are the
+// container's own rules: before a write, the set gets the thresholds in force (set_options), so
+// it converts to skiplist exactly when Redis's zsetAdd would. A set emptied by a command is
+// deleted; a key that changes is reported to WATCH.
+//
+// Thread safety: handlers need exclusive access to the keyspace.
+#ifndef ZSET_REDIS_COMMANDS_ZSET_WRITE_HPP
+#define ZSET_REDIS_COMMANDS_ZSET_WRITE_HPP
+
+#include <algorithm>
+#include <cmath>
+#include <cstddef>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "arguments.hpp"
+#include "command.hpp"
+
+namespace zset::redis::commands {
+
+namespace detail {
+
+/// The sorted set under `key` for writing (creating it when `create`), with the thresholds in
+/// force. Replies WRONGTYPE and returns nullptr for another type; nullptr when missing.
+inline zset_value* zset_for_write(command& c, std::string_view key, bool create) {
+    auto z = c.find<zset_value>(key);
+    if (c.wrongtype(z)) return nullptr;
+    if (z.missing()) {
+        if (!create) return nullptr;
+        z.entry = &c.state.add(c.db(), key, zset_value(c.state.zset_options()));
+        z.value = std::get_if<zset_value>(&z.entry->value);
+    }
+    z.value->set_options(c.state.zset_options());
+    return z.value;
+}
+
+/// After a write to `key`: deletes it when emptied, and reports a change to WATCH.
+inline void after_write(command& c, std::string_view key, const zset_value& s, bool changed) {
+    if (s.empty())
+        c.state.remove(c.db(), key);
+    else if (changed)
+        c.state.modified(c.db(), key);
+}
+
+/// One ZADD INCR / ZINCRBY step. \returns false after replying an error.
+inline bool zadd_increment(command& c, zset_value& s, const zadd_request& r,
+                           std::optional<double>& result) {
+    const std::string_view member = r.member(c, 0);
+    const double delta = r.scores[0];
+    const auto current = s.score(member);
+    // Redis checks NX before the sum and GT / LT after it: only NX avoids the NaN error.
+    if (current && !zset::has(r.flags, zset::add_flags::nx) && std::isnan(*current + delta))
+        return c.out.error(errors::nan_result), false;
+    result = s.increment(member, delta, r.flags);
+    return true;
+}
+
+}  // namespace detail
+
+/// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member ... ; ZINCRBY is zadd_generic(c, true).
+inline void zadd_generic(command& c, bool incr_command) {
+    detail::zadd_request r;
+    if (!detail::parse_zadd(c, incr_command, r)) return;
+    const std::string_view key = c[1];
+    const bool xx = zset::has(r.flags, zset::add_flags::xx);
+    auto existing = c.find<zset_value>(key);
+    if (c.wrongtype(existing)) return;
+    if (existing.missing() && xx) return r.incr ? c.out.null() : c.out.integer(0);
+    zset_value& s = *detail::zset_for_write(c, key, true);
+    // If an insertion throws (std::bad_alloc), a key created here must not stay empty.
+    struct empty_key_guard {
+        command& c;
+        std::string_view key;
+        const zset_value& set;
+        ~empty_key_guard() {
+            if (set.empty()) c.state.remove(c.db(), key);
+        }
+    } guard{c, key, s};
+    if (r.incr) {
+        const auto before = s.score(r.member(c, 0));
+        std::optional<double> result;
+        if (!detail::zadd_increment(c, s, r, result)) return;
+        // As Redis: only an added member or a changed score is a modification (WATCH).
+        if (result && (!before || *before != *result)) c.state.modified(c.db(), key);
+        return result ? c.out.dbl(*result) : c.out.null();
+    }
+    long long added = 0, updated = 0;
+    for (std::size_t j = 0; j < r.scores.size(); ++j) {
+        const zset::add_status st = s.add(r.member(c, j), r.scores[j], r.flags);
+        added += st == zset::add_status::added ? 1 : 0;
+        updated += st == zset::add_status::updated ? 1 : 0;
+    }
+    if (added > 0 || updated > 0) c.state.modified(c.db(), key);
+    c.out.integer(r.ch ? added + updated : added);
+}
+
+inline void zadd(command& c) {
+    zadd_generic(c, false);
+}
+inline void zincrby(command& c) {
+    zadd_generic(c, true);
+}
+
+/// ZREM key member ...
+inline void zrem(command& c) {
+    auto z = c.find<zset_value>(c[1]);
+    if (c.wrongtype(z)) return;
+    if (z.missing()) return c.out.integer(0);
+    long long deleted = 0;
+    for (std::size_t j = 2; j < c.argc && !z.value->empty(); ++j)
+        deleted += z.value->erase(c[j]) ? 1 : 0;
+    detail::after_write(c, c[1], *z.value, deleted > 0);
+    c.out.integer(deleted);
+}
+
+/// ZREMRANGEBYRANK / ZREMRANGEBYSCORE / ZREMRANGEBYLEX key min max.
+inline void zremrange(command& c, detail::range_by by) {
+    detail::range_request r;
+    r.by = by;
+    const std::string_view min = c[2], max = c[3];
+    if (by == detail::range_by::rank &&
+        !(detail::integer_arg(c, 2, r.start) && detail::integer_arg(c, 3, r.stop)))
+        return;
+    if (by == detail::range_by::score) {
+        const auto range = parse_score_range(min, max);
+        if (!range) return c.out.error(errors::minmax_not_float);
+        r.scores = *range;
+    } else if (by == detail::range_by::lex) {
+        const auto range = parse_lex_range(min, max);
+        if (!range) return c.out.error(errors::lex_range);
+        r.lex = *range;
+    }
+    auto z = c.find<zset_value>(c[1]);
+    if (c.wrongtype(z)) return;
+    if (z.missing()) return c.out.integer(0);
+    const std::size_t removed =
+        by == detail::range_by::rank    ? z.value->erase_range_by_rank(r.start, r.stop)
+        : by == detail::range_by::score ? z.value->erase_range_by_score(r.scores)
+                                        : z.value->erase_range_by_lex(r.lex);
+    detail::after_write(c, c[1], *z.value, removed > 0);
+    c.out.integer(static_cast<long long>(removed));
+}
+
+inline void zremrangebyrank(command& c) {
+    zremrange(c, detail::range_by::rank);
+}
+inline void zremrangebyscore(command& c) {
+    zremrange(c, detail::range_by::score);
+}
+inline void zremrangebylex(command& c) {
+    zremrange(c, detail::range_by::lex);
+}
+
+// ---- popping --------------------------------------------------------------------------------
+
+namespace detail {
+
+/// Which end a pop takes from.
+enum class pop_side { min, max };
+
+/// How popped elements are laid out in the reply.
+enum class pop_shape {
+    pairs_flat,     ///< m, s, m, s          (ZPOPMIN in RESP2 or without COUNT)
+    pairs_nested,   ///< [m, s], [m, s]      (ZPOPMIN key count in RESP3)
+    key_then_flat,  ///< key, m, s           (BZPOPMIN / BZPOPMAX)
+    key_then_list,  ///< key, [[m, s], ...]  (ZMPOP / BZMPOP)
+};
+
+/// What to pop and how to reply.
+struct pop_request {
+    pop_side side = pop_side::min;
+    pop_shape shape = pop_shape::pairs_flat;
+    long long count = 1;
+    bool nil_when_missing = false;  ///< a null array instead of an empty array
+};
+
+inline void pop_header(command& c, std::string_view key, std::size_t n, pop_shape shape) {
+    switch (shape) {
+    case pop_shape::pairs_flat:
+        return c.out.array(n * 2);
+    case pop_shape::pairs_nested:
+        return c.out.array(n);
+    case pop_shape::key_then_flat:
+        c.out.array(n * 2 + 1);
+        return c.out.bulk(key);
+    case pop_shape::key_then_list:
+        c.out.array(2);
+        c.out.bulk(key);
+        return c.out.array(n);
+    }
+}
+
+/// Pops from the sorted set under `key` (present) and replies (Redis genericZpopCommand's tail).
+inline void pop_from(command& c, std::string_view key, zset_value& s, const pop_request& r) {
+    if (r.count == 0) return c.out.array(0);
+    const std::size_t n = std::min(static_cast<std::size_t>(r.count), s.size());
+    const auto popped = r.side == pop_side::max ? s.pop_max(n) : s.pop_min(n);
+    pop_header(c, key, n, r.shape);
+    const bool nested = r.shape == pop_shape::pairs_nested || r.shape == pop_shape::key_then_list;
+    for (const auto& e : popped) {
+        if (nested) c.out.array(2);
+        c.out.bulk(e.first);
+        c.out.dbl(e.second);
+    }
+    after_write(c, key, s, !popped.empty());
+}
+
+/// Pops from the first of `nkeys` keys that holds a sorted set (WRONGTYPE stops the scan).
+inline void pop_first(command& c, const std::string_view* keys, std::size_t nkeys,
+                      const pop_request& r) {
+    for (std::size_t i = 0; i < nkeys; ++i) {
+        auto z = c.find<zset_value>(keys[i]);
+        if (c.wrongtype(z)) return;
+        if (!z.missing()) return pop_from(c, keys[i], *z.value, r);
+    }
+    return r.nil_when_missing ? c.out.null_array() : c.out.array(0);
+}
+
+/// Blocking form: pops now, or (when every key is missing) blocks, or replies as a timeout when
+/// the session may not block (inside MULTI).
+inline void pop_or_block(command& c, const std::string_view* keys, std::size_t nkeys,
+                         const pop_request& r, long long timeout_ms) {
+    for (std::size_t i = 0; i < nkeys; ++i) {
+        if (c.state.serving != nullptr && c.state.serving->key != keys[i]) continue;
+        auto z = c.find<zset_value>(keys[i]);
+        if (c.wrongtype(z)) return;
+        if (!z.missing()) return pop_from(c, keys[i], *z.value, r);
+    }
+    if (!c.sess.allow_blocking) return c.out.null_array();
+    c.result.status = exec_status::blocked;
+    c.result.block.keys.assign(keys, keys + nkeys);
+    c.result.block.timeout_ms = timeout_ms;
+}
+
+/// MIN | MAX [COUNT count] after the keys of ZMPOP / BZMPOP.
+inline bool parse_mpop_tail(command& c, std::size_t where, pop_request& r) {
+    if (c.is(where, "min"))
+        r.side = pop_side::min;
+    else if (c.is(where, "max"))
+        r.side = pop_side::max;
+    else
+        return c.out.error(errors::syntax), false;
+    r.count = -1;
+    for (std::size_t j = where + 1; j < c.argc; ++j) {
+        if (r.count != -1 || !c.is(j, "count") || j + 1 >= c.argc)
+            return c.out.error(errors::syntax), false;
+        const auto v = parse_integer(c[++j]);
+        if (!v || *v < 1) return c.out.error(errors::count_positive), false;
+        r.count = *v;
+    }
+    if (r.count == -1) r.count = 1;
+    return true;
+}
+
+/// ZMPOP / BZMPOP: [timeout] numkeys key ... MIN|MAX [COUNT n].
+inline void mpop(command& c, bool blocking) {
+    const std::size_t numkeys_idx = blocking ? 2 : 1;
+    const auto numkeys = parse_integer(c[numkeys_idx]);
+    if (!numkeys || *numkeys < 1) return c.out.error(errors::numkeys_positive);
+    if (static_cast<unsigned long long>(*numkeys) >= c.argc - numkeys_idx - 1)
+        return c.out.error(errors::syntax);
+    const auto nkeys = static_cast<std::size_t>(*numkeys);
+    pop_request r;
+    r.shape = pop_shape::key_then_list;
+    r.nil_when_missing = true;
+    if (!parse_mpop_tail(c, numkeys_idx + nkeys + 1, r)) return;
+    const std::string_view* keys = c.argv + numkeys_idx + 1;
+    if (!blocking) return pop_first(c, keys, nkeys, r);
+    long long timeout = 0;
+    if (!parse_timeout_ms(c, c[1], timeout)) return;
+    pop_or_block(c, keys, nkeys, r, timeout);
+}
+
+}  // namespace detail
+
+/// ZPOPMIN / ZPOPMAX key [count].
+inline void zpop(command& c, detail::pop_side side) {
+    if (c.argc > 3) return c.out.error(errors::syntax);
+    detail::pop_request r;
+    r.side = side;
+    if (c.argc == 3) {
+        const auto v = parse_integer(c[2]);
+        if (!v || *v < 0) return c.out.error(errors::out_of_range_positive);
+        r.count = *v;
+        if (c.out.proto() == protocol::resp3) r.shape = detail::pop_shape::pairs_nested;
+    }
+    detail::pop_first(c, c.argv + 1, 1, r);
+}
+
+inline void zpopmin(command& c) {
+    zpop(c, detail::pop_side::min);
+}
+inline void zpopmax(command& c) {
+    zpop(c, detail::pop_side::max);
+}
+
+/// BZPOPMIN / BZPOPMAX key ... timeout.
+inline void bzpop(command& c, detail::pop_side side) {
+    long long timeout = 0;
+    if (!detail::parse_timeout_ms(c, c[c.argc - 1], timeout)) return;
+    detail::pop_request r;
+    r.side = side;
+    r.shape = detail::pop_shape::key_then_flat;
+    detail::pop_or_block(c, c.argv + 1, c.argc - 2, r, timeout);
+}
+
+inline void bzpopmin(command& c) {
+    bzpop(c, detail::pop_side::min);
+}
+inline void bzpopmax(command& c) {
+    bzpop(c, detail::pop_side::max);
+}
+inline void zmpop(command& c) {
+    detail::mpop(c, false);
+}
+inline void bzmpop(command& c) {
+    detail::mpop(c, true);
+}
+
+}  // namespace zset::redis::commands
+
+#endif  // ZSET_REDIS_COMMANDS_ZSET_WRITE_HPP

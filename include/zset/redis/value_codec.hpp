@@ -1,0 +1,95 @@
+// zset::redis — a stored value to and from a DUMP payload (DUMP, RESTORE and DEBUG RELOAD).
+// SPDX-License-Identifier: MIT
+//
+// DUMP writes a value in its current encoding, as Redis 7.0 does: a sorted set as ZSET_LISTPACK
+// or ZSET_2, a plain set as SET_INTSET or SET, a string as STRING (RDB version 10). Loading
+// follows Redis 7.0's rdbLoadObject: a listpack / ziplist sorted set stays a listpack unless it
+// has more than zset-max-listpack-entries elements (member lengths are not checked), a ZSET_2 /
+// ZSET payload becomes a listpack when it fits both thresholds, and a plain set is an intset when
+// all its members are integers and there are at most set-max-intset-entries of them.
+//
+// Thread safety: pure functions. Exceptions: std::bad_alloc.
+#ifndef ZSET_REDIS_VALUE_CODEC_HPP
+#define ZSET_REDIS_VALUE_CODEC_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "../detail/rdb_object.hpp"
+#include "../dump.hpp"
+#include "config.hpp"
+#include "values.hpp"
+
+namespace zset::redis::detail {
+
+namespace codec = zset::detail::rdb;
+
+/// The DUMP payload of a value, in its current encoding (RDB version 10, as Redis 7.0).
+inline std::string dump_value(const value& v) {
+    constexpr std::uint16_t version = codec::rdb_version_redis_7_0;
+    if (const auto* z = std::get_if<zset_value>(&v)) {
+        zset::rdb::dump_options opt;
+        opt.force_type = z->encoding() == zset::encoding::listpack
+                             ? zset::rdb::payload_type::zset_listpack
+                             : zset::rdb::payload_type::zset_2;
+        return zset::dump(*z, opt);
+    }
+    if (const auto* s = std::get_if<set_value>(&v)) {
+        if (s->object_encoding() == set_value::encoding::hashtable)
+            return codec::dump_set_object(s->members(), version);
+        std::vector<std::int64_t> ints;
+        ints.reserve(s->size());
+        for (const std::string_view m : s->reply_order())
+            ints.push_back(*zset::detail::parse_int64(m));
+        return codec::dump_intset_object(ints, version);
+    }
+    return codec::dump_string_object(std::get<std::string>(v), version);
+}
+
+/// The sorted set a payload's elements load as (see the file comment).
+inline zset_value load_zset(codec::object_payload& obj, const keyspace_options& o) {
+    const auto type = static_cast<zset::rdb::payload_type>(obj.rdb_type);
+    const bool packed = type == zset::rdb::payload_type::zset_listpack ||
+                        type == zset::rdb::payload_type::zset_ziplist;
+    zset::options build = zset_options_of(o);
+    if (packed) build.max_listpack_value = std::numeric_limits<std::size_t>::max();
+    zset_value z = zset_value::from_sorted(obj.elements.begin(), obj.elements.end(), build);
+    z.set_options(zset_options_of(o));
+    return z;
+}
+
+/// The plain set a payload's members load as.
+inline set_value load_set(const codec::object_payload& obj, const keyspace_options& o) {
+    set_value s = set_value::for_first_member(obj.members.front());
+    for (const std::string& m : obj.members) s.add(m, o.set_max_intset_entries);
+    return s;
+}
+
+/// Decodes a payload into a value, or returns nullopt with Redis's RESTORE error in `error`.
+inline std::optional<value> restore_value(std::string_view payload, const keyspace_options& o,
+                                          std::string_view& error) {
+    codec::object_payload obj;
+    const codec::decode_status st = codec::decode_object(payload, {}, obj);
+    if (!st.ok()) {
+        error = codec::redis_error_text(st.kind());
+        return std::nullopt;
+    }
+    switch (obj.type) {
+    case codec::object_payload::kind::string:
+        return value(std::move(obj.text));
+    case codec::object_payload::kind::set:
+        return value(load_set(obj, o));
+    default:
+        return value(load_zset(obj, o));
+    }
+}
+
+}  // namespace zset::redis::detail
+
+#endif  // ZSET_REDIS_VALUE_CODEC_HPP
