@@ -1,6 +1,8 @@
 // Must compile: if the include path or flags were wrong, every compile-failure test could pass
 // for the wrong reason; this one would then fail. It uses what the failing snippets misuse.
+#include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <zset/zset.hpp>
