@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Compiles and runs every example in the zset documentation.
+"""Compiles and runs every example in the zset documentation (docs/ and README.md).
 
 An example is a fenced block that opens with exactly ```cpp (signatures use ```c++ and are
 not compiled). A block containing `int main(` is compiled as it is; in any other block, lines
@@ -7,7 +7,8 @@ starting with #include go first and the rest becomes the body of main() after th
 PRELUDE. Examples check themselves with assert(), so they are built with assertions enabled
 and must exit with status 0.
 
-    tools/check_doc_examples.py [--cxx g++] [--flag=-stdlib=libc++] [--docs docs] [--include include] [-j N] [-v]
+    tools/check_doc_examples.py [--cxx g++] [--flag=-stdlib=libc++] [--docs docs]
+                                [--readme README.md] [--include include] [-j N] [-v]
 
 Exit status: 0 when every example builds warning-free and runs successfully, 1 otherwise.
 """
@@ -70,6 +71,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cxx", default=os.environ.get("CXX", "g++"))
     ap.add_argument("--docs", default=str(root / "docs"))
+    ap.add_argument("--readme", default=str(root / "README.md"),
+                    help="also check this file's examples (empty: none)")
     ap.add_argument("--include", default=str(root / "include"))
     ap.add_argument("--flag", action="append", default=[],
                     help="extra compiler flag (repeatable), e.g. --flag=-stdlib=libc++")
@@ -79,8 +82,11 @@ def main():
     args = ap.parse_args()
 
     docs_root = pathlib.Path(args.docs)
-    work = [("%s:%d" % (doc.relative_to(docs_root.parent), line), body)
-            for doc in sorted(docs_root.rglob("*.md")) for line, body in examples(doc)]
+    sources = sorted(docs_root.rglob("*.md"))
+    if args.readme:
+        sources.append(pathlib.Path(args.readme))
+    work = [("%s:%d" % (os.path.relpath(doc, docs_root.parent), line), body)
+            for doc in sources for line, body in examples(doc)]
 
     def check(item):
         """Builds and runs one example in its own directory; returns an error text or None."""
