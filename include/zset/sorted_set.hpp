@@ -39,7 +39,6 @@
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <initializer_list>
 #include <iterator>
 #include <limits>
@@ -52,7 +51,6 @@
 #if __has_include(<version>)
 #include <version>
 #endif
-#include <random>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -62,8 +60,9 @@
 
 #include "common.hpp"
 #include "detail/block.hpp"
-#include "detail/hash.hpp"
+#include "detail/hash.hpp"  // also std::equal_to<> and std::less<>
 #include "detail/hash_index.hpp"
+#include "detail/random.hpp"
 #include "detail/skiplist.hpp"
 
 namespace zset {
@@ -697,7 +696,6 @@ public:
     [[nodiscard]] value_vector random_members(long long count, URBG&& gen) const {
         value_vector out{typename value_vector::allocator_type(get_allocator())};
         if (count == 0 || empty()) return out;
-        std::uniform_int_distribution<size_type> pick(0, size() - 1);
         if (count < 0) {
             // |count| without overflow (LLONG_MIN), and no silent truncation to a 32-bit size_t
             const unsigned long long wanted = static_cast<unsigned long long>(-(count + 1)) + 1;
@@ -705,7 +703,8 @@ public:
                 detail::raise_length_error("zset: too many random members requested");
             const auto draws = static_cast<size_type>(wanted);
             out.reserve(draws);
-            for (size_type i = 0; i < draws; ++i) out.push_back(owned(*nth(pick(gen))));
+            for (size_type i = 0; i < draws; ++i)
+                out.push_back(owned(*nth(random_rank(gen, size()))));
             return out;
         }
         const size_type k = static_cast<unsigned long long>(count) >= size()
@@ -714,7 +713,7 @@ public:
         out.reserve(k);
         if (k == size()) {
             for (const auto& e : *this) out.push_back(owned(e));
-            std::shuffle(out.begin(), out.end(), gen);
+            detail::shuffle(out.begin(), out.end(), gen);
             return out;
         }
         // Floyd's sampling: k distinct ranks in k draws; `chosen` is a small open-addressing set
@@ -736,7 +735,7 @@ public:
         std::vector<size_type, rebound<size_type>> ranks{rebound<size_type>(get_allocator())};
         ranks.reserve(k);
         for (size_type j = size() - k; j < size(); ++j) {
-            const size_type r = std::uniform_int_distribution<size_type>(0, j)(gen);
+            const size_type r = random_rank(gen, j + 1);
             if (choose(r)) {
                 ranks.push_back(r);
             } else {
@@ -744,7 +743,7 @@ public:
                 ranks.push_back(j);
             }
         }
-        std::shuffle(ranks.begin(), ranks.end(), gen);
+        detail::shuffle(ranks.begin(), ranks.end(), gen);
         for (size_type r : ranks) out.push_back(owned(*nth(r)));
         return out;
     }
@@ -1100,11 +1099,7 @@ private:
     void insert_new(const probe& k, Score s, bool may_convert = true) {
         if (!skiplist_mode_) {
             if (may_convert && must_convert_for(k.member)) {
-                // convert a copy and add to it; the set changes (encoding included) only if
-                // both succeed
-                sorted_set converted = skiplist_copy();
-                converted.insert_new(k, s, false);
-                take(converted);
+                convert_and_insert(k, s);
                 return;
             }
             listpack_insert(k, s);
@@ -1119,6 +1114,14 @@ private:
             erase_from_list(placed.node, list_.block_of(placed.node).position_of(placed.ref));
             ZSET_RETHROW;
         }
+    }
+
+    /// Converts to skiplist mode and inserts the new member. Strong guarantee: a copy is
+    /// converted and added to, and the set changes (encoding included) only if both succeed.
+    ZSET_COLD void convert_and_insert(const probe& k, Score s) {
+        sorted_set converted = skiplist_copy();
+        converted.insert_new(k, s, false);
+        take(converted);
     }
 
     bool must_convert_for(key_view m) const noexcept {
@@ -1152,7 +1155,7 @@ private:
     /// Replaces the listpack block by one with room for one more record of `units` units:
     /// compacted when it holds garbage (there is no index to re-point in listpack mode), else
     /// regrown. Strong guarantee.
-    void make_listpack_room(size_type units) {
+    ZSET_COLD void make_listpack_room(size_type units) {
         const Allocator& alloc = list_.allocator();
         const size_type cap =
             lp_.size() < lp_.capacity() ? lp_.capacity() : block_type::grown(lp_.size() + 1);
@@ -1544,6 +1547,11 @@ private:
     static value_type owned(const reference& e) {
         return value_type(Member(e.member), e.score);
     }
+    /// A rank drawn uniformly from [0, n), n >= 1.
+    template <class URBG>
+    static size_type random_rank(URBG& gen, size_type n) {
+        return static_cast<size_type>(detail::uniform_below(gen, n));
+    }
 
     // ---- rank arithmetic ------------------------------------------------------------------------
 
@@ -1575,12 +1583,15 @@ private:
         if constexpr (std::is_floating_point_v<Score>)
             if (std::isnan(r.min.value) || std::isnan(r.max.value))
                 return {0, 0};  // matches nothing
-        const size_type lo = count_before([&](Score s, const auto&) {
-            return r.min.exclusive ? !(r.min.value < s) : s < r.min.value;
-        });
-        const size_type hi = count_before([&](Score s, const auto&) {
-            return r.max.exclusive ? s < r.max.value : !(r.max.value < s);
-        });
+        // One predicate type for both ends, so count_before is compiled once: a score goes
+        // before the range when below min (or equal to an exclusive min), before its end when
+        // below max (or equal to an inclusive max).
+        const auto goes_before = [](Score bound, bool strict) {
+            return
+                [bound, strict](Score s, const auto&) { return strict ? s < bound : !(bound < s); };
+        };
+        const size_type lo = count_before(goes_before(r.min.value, !r.min.exclusive));
+        const size_type hi = count_before(goes_before(r.max.value, r.max.exclusive));
         return {lo, std::max(lo, hi)};
     }
 
@@ -1602,12 +1613,14 @@ private:
     }
 
     std::pair<size_type, size_type> lex_ranks(const lex_range<lex_key>& r) const noexcept {
-        const size_type lo = count_before([&](Score, const auto& member_of) {
-            return before_lex_bound(member_of(), r.min, true);
-        });
-        const size_type hi = count_before([&](Score, const auto& member_of) {
-            return before_lex_bound(member_of(), r.max, false);
-        });
+        // one predicate type for both ends (count_before compiled once)
+        const auto goes_before = [this](const lex_bound<lex_key>& bound, bool lower) {
+            return [this, &bound, lower](Score, const auto& member_of) {
+                return before_lex_bound(member_of(), bound, lower);
+            };
+        };
+        const size_type lo = count_before(goes_before(r.min, true));
+        const size_type hi = count_before(goes_before(r.max, false));
         return {lo, std::max(lo, hi)};
     }
 
@@ -1726,7 +1739,7 @@ private:
     }
 
     template <class It>
-    void build_skiplist(It first, It last, size_type n) {
+    ZSET_COLD void build_skiplist(It first, It last, size_type n) {
         list_type fresh(get_allocator());
         index_type fresh_index(get_allocator());
         fresh_index.reserve(n);
@@ -1759,7 +1772,7 @@ private:
     }
 
     /// A copy of this set in skiplist mode (same allocator, options and functors). O(n).
-    sorted_set skiplist_copy() const {
+    ZSET_COLD sorted_set skiplist_copy() const {
         sorted_set converted(opts_, hash_(), eq_(), less_(), get_allocator());
         converted.build_skiplist(begin(), end(), size());
         converted.skiplist_mode_ = true;

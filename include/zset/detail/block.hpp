@@ -37,8 +37,6 @@
 // holes) equal `used`.
 #pragma once
 
-#include <algorithm>
-#include <bitset>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -191,7 +189,8 @@ public:
 
     /// A copy of `old` with room for `cap` positions and `area` units, every record at the same
     /// ref (so index entries stay valid); `old` is freed. Strong guarantee.
-    static block regrow(const Allocator& alloc, block old, size_type cap, size_type area) {
+    ZSET_COLD static block regrow(const Allocator& alloc, block old, size_type cap,
+                                  size_type area) {
         block fresh = create(alloc, cap, area, old.fingerprinted());
         if constexpr (bytes) {
             std::memcpy(fresh.record(0), old.record(0), old.used());
@@ -508,14 +507,16 @@ public:
     /// Moves the element at position `from` to position `to` (positions after the move),
     /// shifting the others. Its record stays where it is. Never throws.
     void move_position(size_type from, size_type to) noexcept {
-        const auto rotate = [&](auto* a) {
+        const auto move_one = [&](auto* a) {
+            const auto moving = a[from];
             if (to > from)
-                std::rotate(a + from, a + from + 1, a + to + 1);
-            else if (to < from)
-                std::rotate(a + to, a + from, a + from + 1);
+                std::memmove(a + from, a + from + 1, (to - from) * sizeof *a);
+            else
+                std::memmove(a + to + 1, a + to, (from - to) * sizeof *a);
+            a[to] = moving;
         };
-        rotate(order());
-        if (fingerprinted()) rotate(fingerprints());
+        move_one(order());
+        if (fingerprinted()) move_one(fingerprints());
     }
 
     /// Removes positions [first, last) and releases their records. Never throws.
@@ -557,11 +558,12 @@ public:
     bool validate() const noexcept {
         if (!h_ || h_->size > h_->capacity || h_->used > h_->area) return false;
         size_type live = 0;
-        std::bitset<max_area + 1> seen;  // 8 KB: refs are distinct
+        std::uint64_t seen[(max_area + 64) / 64] = {};  // 8 KB, one bit per ref: refs are distinct
         for (size_type i = 0; i < size(); ++i) {
             const ref_type r = ref(i);
-            if (r >= h_->used || seen.test(r)) return false;
-            seen.set(r);
+            const std::uint64_t bit = std::uint64_t{1} << (r % 64);
+            if (r >= h_->used || (seen[r / 64] & bit) != 0) return false;
+            seen[r / 64] |= bit;
             const size_type u = record_units(r);
             if (size_type{r} + u > h_->used) return false;
             live += u;
