@@ -1889,3 +1889,31 @@ inline constexpr bool std::ranges::enable_borrowed_range<zset::range_view<Iterat
 template <class Iterator>
 inline constexpr bool std::ranges::enable_view<zset::range_view<Iterator>> = true;
 #endif
+
+// ---- the default set compiled once (opt-in) --------------------------------------------------
+//
+// Every translation unit that uses zset::sorted_set<> (std::string members, double scores)
+// compiles its algorithms again: about two thirds of such a TU's compile time at -O2
+// (docs/benchmarks.md, "Compile time"). With ZSET_EXTERN_TEMPLATES defined (for the whole
+// program, e.g. -DZSET_EXTERN_TEMPLATES), TUs only declare that instantiation
+// (`extern template`) and inline what they call on the hot paths; exactly one TU of the program
+// provides it, by defining ZSET_INSTANTIATE before including this header:
+//
+//     // zset_instance.cpp
+//     #define ZSET_INSTANTIATE
+//     #include <zset/sorted_set.hpp>
+//
+// Still header-only: nothing to build or link beyond that one file. Every TU must agree on
+// ZSET_DEBUG (as always), the instantiating one included. Other set types are unaffected.
+#if defined(ZSET_INSTANTIATE) || defined(ZSET_EXTERN_TEMPLATES)
+#if defined(ZSET_INSTANTIATE)
+#define ZSET_DETAIL_INSTANCE template
+#else
+#define ZSET_DETAIL_INSTANCE extern template
+#endif
+ZSET_DETAIL_INSTANCE class zset::detail::block<double, std::string, std::allocator<std::string>>;
+ZSET_DETAIL_INSTANCE class zset::detail::skiplist<double, std::string, std::allocator<std::string>>;
+ZSET_DETAIL_INSTANCE class zset::detail::hash_index<std::allocator<std::string>>;
+ZSET_DETAIL_INSTANCE class zset::sorted_set<>;
+#undef ZSET_DETAIL_INSTANCE
+#endif
