@@ -400,16 +400,12 @@ TEST_CASE("api safety: lex_bound<std::string> works with a set of strings", "[ap
     CHECK(words.size() == 3);
 }
 
-// KNOWN ISSUE (include/zset/common.hpp, lex_bound's default constructor): `{}` as the *upper*
-// end of a lex range is "-" (minus infinity), so `{lex::inclusive("b"), {}}` is an empty range
-// where "from b on" is meant; `{}` for a whole range means "-" to "+", and a score range refuses
-// `{}` as an end (score_bound has no default). Either `{}` should be refused as a bound or mean
-// the open end on each side. [!shouldfail] until then: drop the tag when this passes.
-TEST_CASE("api safety: {} as the upper lex bound is not the open end",
-          "[api-safety][!shouldfail]") {
+// `{}` as a lex bound does not compile (tests/compile_fail/lex_bound_braces.cpp); a whole lex
+// range is still `{}`.
+TEST_CASE("api safety: {} is the whole lex range", "[api-safety]") {
     zset::sorted_set<> words{{"apple", 0}, {"banana", 0}, {"cherry", 0}};
-    using lex = zset::lex_bound<std::string_view>;
-    CHECK(words.lex_count({lex::inclusive("b"), {}}) == 2);
+    CHECK(words.lex_count({}) == 3);
+    CHECK(words.range_by_lex({}).size() == 3);
 }
 
 // ---- (e) add_flags operators --------------------------------------------------------------------

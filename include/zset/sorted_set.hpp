@@ -1501,6 +1501,7 @@ private:
     size_type erase_ranks(size_type lo, size_type hi) noexcept {
         const size_type removed = hi > lo ? hi - lo : 0;
         if (removed == 0) return 0;
+        modified();
         if (!skiplist_mode_) {
             lp_.erase(list_.allocator(), lo, hi);
             if (lp_.empty()) release_listpack();

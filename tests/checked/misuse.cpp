@@ -99,9 +99,7 @@ int iterator_after_shrink_to_fit() {
     return (*it).score >= 0 ? not_detected("iterator after shrink_to_fit") : 1;
 }
 
-// KNOWN BUG: erase(const_iterator) / erase(first, last) do not count as a modification, so
-// iterators taken before them stay "valid" (include/zset/sorted_set.hpp, the erase overloads
-// taking const_iterator: no modified() call, and erase_ranks does not make one).
+// erase(iterator) is a modification: iterators taken before it are stale.
 int iterator_after_erase_iterator() {
     set s = make_set(200);
     const auto later = s.nth(5);
@@ -118,8 +116,8 @@ int erase_with_stale_iterator() {
     return not_detected("erase(iterator) with a stale iterator");
 }
 
-// KNOWN BUG: erase(first, last) does not check the iterators it is given (rank_of_iterator
-// reads them unchecked), so stale ones erase whatever now has their ranks.
+// erase(first, last) checks the iterators it is given: stale ones would erase whatever now
+// has their ranks.
 int erase_range_with_stale_iterators() {
     set s = make_set(200);
     const auto view = s.range_by_rank(5, 9);  // m5 .. m9
@@ -128,9 +126,8 @@ int erase_range_with_stale_iterators() {
     return not_detected("erase(first, last) with stale iterators");
 }
 
-// KNOWN BUG: erase(iterator) does not check that the iterator belongs to this set (checked
-// mode knows its owner): another set's iterator erases this set's element of the same rank
-// (both in listpack mode here; in skiplist mode the foreign node id indexes this set's pool).
+// erase(iterator) checks that the iterator belongs to this set: another set's iterator would
+// erase this set's element of the same rank (in skiplist mode its node id indexes this pool).
 int erase_iterator_of_another_set() {
     set a = make_set(10);
     const set b = make_set(10);
