@@ -4,7 +4,9 @@
 # per compiler, printed as a Markdown table.
 #
 #   (i)   six common operations (add, score, rank, range_by_score, erase, pop_min) through
-#         <zset/zset.hpp>, the README's include
+#         <zset/zset.hpp>, the README's include; again with ZSET_EXTERN_TEMPLATES (the default
+#         set instantiated once, in another TU), plus that instantiating TU itself (compiled once
+#         per program); the two builds are linked and run, and must print the same
 #   (ii)  the same program with std::set + std::unordered_map
 #   (iii) <zset/redis.hpp> and one keyspace execute
 #   (iv)  each public header alone, in an otherwise empty TU (<zset/ranges.hpp> as C++20)
@@ -14,9 +16,9 @@
 #
 #   bench/compile_time.sh [--detail]
 #     --detail   also time what (i) spends where: parsing only (-fsyntax-only), the headers
-#                with no use, with NDEBUG (ZSET_DEBUG=0), with the container instantiated
-#                elsewhere (extern template), at -O0, and the standard headers zset includes,
-#                each alone; and (iii) parsing only
+#                with no use, with NDEBUG (ZSET_DEBUG=0), at -O0, and the standard headers
+#                zset includes, each alone; and (iii) parsing only and with
+#                ZSET_EXTERN_TEMPLATES
 #
 # Environment: ZSET_COMPILE_RUNS (default 5), ZSET_COMPILE_CXX (default "g++ clang++", those
 # found), ZSET_COMPILE_FLAGS (default -O2). The machine is shared: the load average is printed.
@@ -135,6 +137,11 @@ EOF
 printf '#include <string>\nint main() { return static_cast<int>(std::string().size()); }\n' \
     >"$work/baseline.cpp"
 
+# ZSET_EXTERN_TEMPLATES: the same program, and the one TU that instantiates the default set
+sed 's|^#include <zset/zset.hpp>|#define ZSET_EXTERN_TEMPLATES\n&|' "$work/zset_ops.cpp" \
+    >"$work/extern_ops.cpp"
+printf '#define ZSET_INSTANTIATE\n#include <zset/sorted_set.hpp>\n' >"$work/instance.cpp"
+
 # ---- timing ---------------------------------------------------------------------------------
 
 # median_seconds <cxx> <std> <source> [extra flags...]: median wall time of $runs compiles,
@@ -185,8 +192,28 @@ echo "compile_time.sh: median wall time of $runs compiles (-c, -std=c++17 $flags
     "$(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown), ${versions%; }," \
     "load average $(cut -d ' ' -f 1-3 /proc/loadavg 2>/dev/null || echo unknown)"
 echo
+# check_extern <cxx>: the extern-template build of (i), linked with the instantiating TU alone,
+# prints what the default build prints.
+check_extern() {
+    local cxx="$1" opts=(-std=c++17 $flags -I"$root/include")
+    "$cxx" "${opts[@]}" "$work/zset_ops.cpp" -o "$work/default_ops" &&
+        "$cxx" "${opts[@]}" -c "$work/extern_ops.cpp" -o "$work/extern_ops.o" &&
+        "$cxx" "${opts[@]}" -c "$work/instance.cpp" -o "$work/instance.o" &&
+        "$cxx" "$work/extern_ops.o" "$work/instance.o" -o "$work/extern_ops" &&
+        [[ "$("$work/default_ops")" == "$("$work/extern_ops")" ]]
+}
+for cxx in "${compilers[@]}"; do
+    if ! check_extern "$cxx"; then
+        echo "compile_time.sh: $cxx: the ZSET_EXTERN_TEMPLATES build does not link or differs" >&2
+        exit 1
+    fi
+done
+
 header "translation unit"
 row "(i) 6 operations, \`<zset/zset.hpp>\`" c++17 "$work/zset_ops.cpp"
+row "(i) with \`ZSET_EXTERN_TEMPLATES\` (the default set instantiated in another TU)" c++17 \
+    "$work/extern_ops.cpp"
+row "the instantiating TU (\`ZSET_INSTANTIATE\`, once per program)" c++17 "$work/instance.cpp"
 row "(ii) the same with \`std::set\` + \`std::unordered_map\`" c++17 "$work/std_ops.cpp"
 row "(iii) \`<zset/redis.hpp>\`, one \`keyspace::execute\`" c++17 "$work/redis_execute.cpp"
 row "baseline: \`<string>\`, empty \`main\`" c++17 "$work/baseline.cpp"
@@ -206,22 +233,20 @@ if ((detail)); then
     printf '#include <zset/zset.hpp>\nint main() {}\n' >"$work/umbrella.cpp"
     printf '#include <zset/sorted_set.hpp>\nint main() {}\n' >"$work/container.cpp"
     sed 's|<zset/zset.hpp>|<zset/sorted_set.hpp>|' "$work/zset_ops.cpp" >"$work/container_ops.cpp"
-    sed 's|^#include <zset/zset.hpp>|&\nextern template class zset::sorted_set<std::string, double>;|' \
-        "$work/zset_ops.cpp" >"$work/extern_ops.cpp"
     row "(i) as measured above" c++17 "$work/zset_ops.cpp"
     row "(i) parsing only (\`-fsyntax-only\`)" c++17 "$work/zset_ops.cpp" -fsyntax-only
-    row "(i) with \`extern template class zset::sorted_set<std::string, double>;\`" c++17 \
-        "$work/extern_ops.cpp"
     row "(i) with \`-DNDEBUG\` (ZSET_DEBUG=0)" c++17 "$work/zset_ops.cpp" -DNDEBUG
     row "(i) including \`<zset/sorted_set.hpp>\` only" c++17 "$work/container_ops.cpp"
     row "(i) at -O0" c++17 "$work/zset_ops.cpp" -O0
     row "\`<zset/zset.hpp>\` with no use" c++17 "$work/umbrella.cpp"
     row "\`<zset/sorted_set.hpp>\` with no use" c++17 "$work/container.cpp"
-    # the standard headers the container pulls in, each alone
+    # standard headers, each alone: those the container includes, and <functional>, <random>
+    # and <bitset>, which it left out (docs/benchmarks.md, "Compile time")
     for std_header in algorithm cmath functional memory memory_resource optional random string \
-        tuple vector stdexcept iterator emmintrin.h; do
+        tuple vector stdexcept iterator bitset emmintrin.h; do
         printf '#include <%s>\nint main() {}\n' "$std_header" >"$work/std_header.cpp"
         row "\`<$std_header>\` alone" c++17 "$work/std_header.cpp"
     done
     row "(iii) parsing only (\`-fsyntax-only\`)" c++17 "$work/redis_execute.cpp" -fsyntax-only
+    row "(iii) with \`ZSET_EXTERN_TEMPLATES\`" c++17 "$work/redis_execute.cpp" -DZSET_EXTERN_TEMPLATES
 fi
