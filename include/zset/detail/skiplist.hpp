@@ -346,10 +346,7 @@ public:
             block_type::create(allocator(), block_type::grown(old.size() + 1),
                                block_type::grown_area(live + units), old.fingerprinted());
         fresh.set_node(x);
-        block_type::transfer(old, 0, old.size(), fresh,
-                             [&](view mv, Score sc, ref_type a, ref_type b) {
-                                 moved(mv, sc, record_address{x, a}, record_address{x, b});
-                             });
+        move_out(x, 0, x, fresh, moved);        // the splits' block transfer: compiled once
         block_type::destroy(allocator(), old);  // nothing live is left in it
         nodes_[x].data = fresh;
     }
