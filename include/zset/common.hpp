@@ -49,11 +49,12 @@
 #endif
 
 /// Marks a rarely taken path (a conversion, a block split or compaction, an index rehash, a
-/// pool growth): kept out of line, so each caller carries a call instead of its body, and
-/// optimized for size (g++ and clang; MSVC only keeps it out of line). What it saves is compile
-/// time and code size: such paths ran once per many operations, so their speed does not show.
+/// pool growth): kept out of line, so each caller carries a call instead of a copy of its body.
+/// It saves compile time and code size, not run time: such a path runs once per many
+/// operations. Not __attribute__((cold)): optimizing these paths for size saved no further
+/// compile time (docs/benchmarks.md, "Compile time").
 #if defined(__GNUC__) || defined(__clang__)
-#define ZSET_COLD __attribute__((cold, noinline))
+#define ZSET_COLD __attribute__((noinline))
 #elif defined(_MSC_VER)
 #define ZSET_COLD __declspec(noinline)
 #else

@@ -2,9 +2,10 @@
 // uniform random bit generator (std::mt19937_64, std::minstd_rand, a user's own).
 //
 // Why not <random> (std::uniform_int_distribution) and std::shuffle: <random> is one of the
-// largest standard headers, and the container would parse it in every translation unit for one
-// function that most programs never call (docs/benchmarks.md, "Compile time"). A caller of
-// random_members already has its generator's header.
+// largest standard headers (0.05 s, 8% of the time g++ 12 takes to parse a TU using the
+// container), which every translation unit would parse for one function that most programs
+// never call (docs/benchmarks.md, "Compile time"). A caller of random_members already has its
+// generator's header.
 #pragma once
 
 #include <cstdint>
