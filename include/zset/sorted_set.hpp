@@ -1118,7 +1118,7 @@ private:
 
     /// Converts to skiplist mode and inserts the new member. Strong guarantee: a copy is
     /// converted and added to, and the set changes (encoding included) only if both succeed.
-    ZSET_COLD void convert_and_insert(const probe& k, Score s) {
+    ZSET_NOINLINE void convert_and_insert(const probe& k, Score s) {
         sorted_set converted = skiplist_copy();
         converted.insert_new(k, s, false);
         take(converted);
@@ -1155,7 +1155,7 @@ private:
     /// Replaces the listpack block by one with room for one more record of `units` units:
     /// compacted when it holds garbage (there is no index to re-point in listpack mode), else
     /// regrown. Strong guarantee.
-    ZSET_COLD void make_listpack_room(size_type units) {
+    ZSET_NOINLINE void make_listpack_room(size_type units) {
         const Allocator& alloc = list_.allocator();
         const size_type cap =
             lp_.size() < lp_.capacity() ? lp_.capacity() : block_type::grown(lp_.size() + 1);
@@ -1740,7 +1740,7 @@ private:
     }
 
     template <class It>
-    ZSET_COLD void build_skiplist(It first, It last, size_type n) {
+    ZSET_NOINLINE void build_skiplist(It first, It last, size_type n) {
         list_type fresh(get_allocator());
         index_type fresh_index(get_allocator());
         fresh_index.reserve(n);
@@ -1773,7 +1773,7 @@ private:
     }
 
     /// A copy of this set in skiplist mode (same allocator, options and functors). O(n).
-    ZSET_COLD sorted_set skiplist_copy() const {
+    ZSET_NOINLINE sorted_set skiplist_copy() const {
         sorted_set converted(opts_, hash_(), eq_(), less_(), get_allocator());
         converted.build_skiplist(begin(), end(), size());
         converted.skiplist_mode_ = true;

@@ -189,8 +189,8 @@ public:
 
     /// A copy of `old` with room for `cap` positions and `area` units, every record at the same
     /// ref (so index entries stay valid); `old` is freed. Strong guarantee.
-    ZSET_COLD static block regrow(const Allocator& alloc, block old, size_type cap,
-                                  size_type area) {
+    ZSET_NOINLINE static block regrow(const Allocator& alloc, block old, size_type cap,
+                                      size_type area) {
         block fresh = create(alloc, cap, area, old.fingerprinted());
         if constexpr (bytes) {
             std::memcpy(fresh.record(0), old.record(0), old.used());

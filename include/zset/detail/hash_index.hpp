@@ -340,7 +340,7 @@ private:
     }
 
     /// Moves every entry to a table of `new_capacity` home slots in one ordered pass.
-    ZSET_COLD void rehash(size_type new_capacity) {
+    ZSET_NOINLINE void rehash(size_type new_capacity) {
         for (;;) {
             std::uint32_t* fresh = word_traits::allocate(alloc(), words_for(new_capacity));
             std::memset(fresh, 0, words_for(new_capacity) * sizeof *fresh);

@@ -339,7 +339,7 @@ public:
     /// Rebuilds node x's block compactly (every live record moves; `moved` reports each), with
     /// room for `units` more area units and one more element. Strong guarantee.
     template <class Moved>
-    ZSET_COLD void compact(node_id x, size_type units, Moved&& moved) {
+    ZSET_NOINLINE void compact(node_id x, size_type units, Moved&& moved) {
         block_type old = nodes_[x].data;
         const size_type live = old.used() - old.garbage();
         block_type fresh =
@@ -357,8 +357,8 @@ public:
     /// units) is filled by `fill(block)`. For building from sorted input (conversion, copy, set
     /// operations). Strong guarantee: on exception the list is unchanged.
     template <class Fill>
-    ZSET_COLD node_id append_node(size_type capacity, size_type area, int max_height,
-                                  bool fingerprinted, Fill&& fill) {
+    ZSET_NOINLINE node_id append_node(size_type capacity, size_type area, int max_height,
+                                      bool fingerprinted, Fill&& fill) {
         const node_id id = create_node(random_height(max_height), capacity, area, fingerprinted);
         ZSET_TRY {
             fill(nodes_[id].data);
@@ -439,7 +439,7 @@ private:
 
     /// Makes sure a node id is available (allocating the pool, with its head, or growing it).
     /// Strong guarantee.
-    ZSET_COLD void reserve_node() {
+    ZSET_NOINLINE void reserve_node() {
         if (nodes_ != nullptr && free_ != head_id) return;
         const size_type cap = capacity_ < 4 ? 4 : size_type{capacity_} + capacity_ / 2;
         if (cap > size_type{0xffffff} + 1) raise_length_error("zset: too many blocks");
@@ -479,8 +479,8 @@ private:
     }
 
     /// A node of `height` with an empty block, not linked. Strong guarantee.
-    ZSET_COLD node_id create_node(int height, size_type capacity, size_type area,
-                                  bool fingerprinted) {
+    ZSET_NOINLINE node_id create_node(int height, size_type capacity, size_type area,
+                                      bool fingerprinted) {
         reserve_node();
         link* tall = nullptr;
         if (height > inline_levels) {
@@ -574,8 +574,8 @@ private:
     }
 
     /// A new, unlinked node holding (s, m) alone. Strong guarantee.
-    ZSET_COLD std::pair<node_id, ref_type> lone_node(Score s, view m, std::uint8_t fp,
-                                                     const limits& lim, bool fingerprinted) {
+    ZSET_NOINLINE std::pair<node_id, ref_type> lone_node(Score s, view m, std::uint8_t fp,
+                                                         const limits& lim, bool fingerprinted) {
         const node_id id =
             create_node(random_height(lim.max_height), 1, block_type::units_for(m), fingerprinted);
         ref_type r;
@@ -600,8 +600,8 @@ private:
     }
 
     /// The first element of an empty list: a node of its own.
-    ZSET_COLD std::pair<node_id, ref_type> insert_first(path& p, Score s, view m, std::uint8_t fp,
-                                                        const limits& lim, bool fingerprinted) {
+    ZSET_NOINLINE std::pair<node_id, ref_type>
+    insert_first(path& p, Score s, view m, std::uint8_t fp, const limits& lim, bool fingerprinted) {
         const auto placed = lone_node(s, m, fp, lim, fingerprinted);
         path_from_head(p, max_level);
         link_after(p, placed.first, 0);
@@ -612,7 +612,7 @@ private:
     /// Gives node x's block room for one more record of `units` units: compacts it when at
     /// least a quarter of its area is garbage (records move), else regrows it (refs kept).
     template <class Moved>
-    ZSET_COLD void make_room(node_id x, size_type units, bool appending, Moved&& moved) {
+    ZSET_NOINLINE void make_room(node_id x, size_type units, bool appending, Moved&& moved) {
         block_type b = nodes_[x].data;
         if (b.garbage() * 4 >= b.area() && b.garbage() >= units) {
             compact(x, units, moved);
@@ -632,9 +632,9 @@ private:
     /// very start or end of the block (ascending inserts, time series, leave full blocks
     /// behind), else the block splits in two right-sized halves.
     template <class Moved>
-    ZSET_COLD std::pair<node_id, ref_type> split_insert(path& p, slot where, Score s, view m,
-                                                        std::uint8_t fp, const limits& lim,
-                                                        Moved&& moved) {
+    ZSET_NOINLINE std::pair<node_id, ref_type> split_insert(path& p, slot where, Score s, view m,
+                                                            std::uint8_t fp, const limits& lim,
+                                                            Moved&& moved) {
         const node_id t = where.target;
         const block_type b = nodes_[t].data;
         const size_type n = b.size(), idx = where.pos;
@@ -656,9 +656,9 @@ private:
     }
 
     template <class Moved>
-    ZSET_COLD std::pair<node_id, ref_type> split_middle(path& p, slot where, Score s, view m,
-                                                        std::uint8_t fp, const limits& lim,
-                                                        Moved&& moved) {
+    ZSET_NOINLINE std::pair<node_id, ref_type> split_middle(path& p, slot where, Score s, view m,
+                                                            std::uint8_t fp, const limits& lim,
+                                                            Moved&& moved) {
         const node_id t = where.target;
         block_type b = nodes_[t].data;
         const size_type n = b.size(), idx = where.pos, k = n / 2;
