@@ -15,6 +15,8 @@
 #   ZSET_BENCH_FILTER    Google Benchmark regex over <operation>/<structure>/<size> (default: all)
 #   ZSET_BENCH_MIN_TIME  seconds of CPU time per repetition (default 0.2)
 #   ZSET_BENCH_JOBS      build parallelism (default 1: the machine is shared)
+#   ZSET_BENCH_INTERLEAVE 0 to run each benchmark's repetitions back to back (default 1: random
+#                        interleaving across benchmarks)
 #   ZSET_BENCH_REDIS     0 to skip the Redis memory measurement (default 1)
 #   ZSET_BENCH_BUILD_DIR build tree (default build/bench); CXX picks the compiler on first configure
 #   ZSET_BENCH_REVISION  label of the measured code (default: git HEAD, "+dirty" when include/ has
@@ -62,6 +64,9 @@ cmake --build "$build" --target zset_bench -j "$jobs"
 mkdir -p "$results"
 args=(--benchmark_repetitions="$reps" --benchmark_report_aggregates_only=true
       --benchmark_format=json --benchmark_min_time="$min_time")
+# Repetitions run in random order across benchmarks, so a neighbour's burst of load spreads over
+# zset and its peers alike instead of landing on one row (the ratios are what is quoted).
+[[ "${ZSET_BENCH_INTERLEAVE:-1}" != "0" ]] && args+=(--benchmark_enable_random_interleaving=true)
 [[ -n "$filter" ]] && args+=(--benchmark_filter="$filter")
 cmd="ZSET_BENCH_SIZES=$sizes $build/bench/zset_bench ${args[*]}"
 echo "== $cmd > $results/latest.json" >&2

@@ -1,5 +1,5 @@
-// Helpers shared by the Redis-layer tests (tests/test_redis_behaviour.cpp): a keyspace on a fake clock,
-// sessions, and commands run as RESP2 bytes.
+// Helpers shared by the Redis-layer tests (tests/test_redis_behaviour.cpp): a keyspace on a fake
+// clock, sessions, and commands run as RESP2 bytes.
 #ifndef ZSET_TESTS_REDIS_TEST_SUPPORT_HPP
 #define ZSET_TESTS_REDIS_TEST_SUPPORT_HPP
 

@@ -86,3 +86,20 @@ TEST_CASE("portability: keyspace pop counts beyond 32 bits", "[portability][redi
     CHECK(exec(ks, {"ZRANGEBYSCORE", "k", "-inf", "+inf", "LIMIT", "1", count}) ==
           "*2\r\n$1\r\nb\r\n$1\r\nc\r\n");
 }
+
+TEST_CASE("portability: SCAN and ZSCAN counts beyond 32 bits", "[portability][redis]") {
+    // COUNT 2^32 (0 once truncated to 32 bits) visits everything in one call, cursor 0 back.
+    zset::redis::keyspace ks;
+    const std::string count = std::to_string(beyond_32_bits);
+    std::vector<std::string> zadd{"ZADD", "big"};
+    for (int i = 0; i < 300; ++i) {  // skiplist mode: ZSCAN walks by cursor
+        zadd.push_back(std::to_string(i));
+        zadd.push_back("m" + std::to_string(i));
+    }
+    exec(ks, zadd);
+    const std::string zscan = exec(ks, {"ZSCAN", "big", "0", "COUNT", count});
+    CHECK(zscan.rfind("*2\r\n$1\r\n0\r\n*600\r\n", 0) == 0);
+    for (int i = 0; i < 20; ++i) exec(ks, {"SADD", "key" + std::to_string(i), "v"});
+    const std::string scan = exec(ks, {"SCAN", "0", "COUNT", count});
+    CHECK(scan.rfind("*2\r\n$1\r\n0\r\n*21\r\n", 0) == 0);
+}

@@ -26,6 +26,14 @@
 
 namespace zset::redis::detail {
 
+/// A count argument (non-negative) as a size: counts beyond size_t (a 32-bit target) saturate,
+/// so COUNT 4294967297 still means "that many or all", never 1.
+inline std::size_t count_as_size(long long count) noexcept {
+    if (count <= 0) return 0;
+    const auto v = static_cast<unsigned long long>(count);
+    return v > SIZE_MAX ? SIZE_MAX : static_cast<std::size_t>(v);
+}
+
 /// Parses a SCAN / ZSCAN cursor as Redis 7.0's parseScanCursorOrReply (strtoul(3), base 10): no
 /// leading blank, an optional sign ("-1" wraps around), digits, nothing after (bytes after a NUL
 /// are invisible, so "" is cursor 0), no overflow.

@@ -67,7 +67,7 @@ inline void scan(command& c) {
     if (!detail::parse_scan_options(c, 2, true, o)) return;
     std::vector<std::string> names;
     const std::uint64_t next = c.state.dbs[static_cast<std::size_t>(c.db())].scan(
-        *cursor, static_cast<std::size_t>(o.count),
+        *cursor, redis::detail::count_as_size(o.count),
         [&](std::string_view name, const database::entry&) { names.emplace_back(name); });
     std::vector<std::string> out;
     for (std::string& name : names) {

@@ -289,7 +289,7 @@ inline void zscan(command& c) {
     if (!detail::parse_scan_options(c, 3, false, o)) return;
     std::vector<std::pair<std::string_view, double>> found;
     const std::uint64_t next = z.value->scan(
-        *cursor, static_cast<std::size_t>(o.count), [&](const zset_value::reference& e) {
+        *cursor, redis::detail::count_as_size(o.count), [&](const zset_value::reference& e) {
             if (!o.use_pattern || glob_match(o.pattern, e.member))
                 found.emplace_back(e.member, e.score);
         });

@@ -200,7 +200,7 @@ inline void pop_header(command& c, std::string_view key, std::size_t n, pop_shap
 /// Pops from the sorted set under `key` (present) and replies (Redis genericZpopCommand's tail).
 inline void pop_from(command& c, std::string_view key, zset_value& s, const pop_request& r) {
     if (r.count == 0) return c.out.array(0);
-    const std::size_t n = std::min(static_cast<std::size_t>(r.count), s.size());
+    const std::size_t n = std::min(redis::detail::count_as_size(r.count), s.size());
     const auto popped = r.side == pop_side::max ? s.pop_max(n) : s.pop_min(n);
     pop_header(c, key, n, r.shape);
     const bool nested = r.shape == pop_shape::pairs_nested || r.shape == pop_shape::key_then_list;
