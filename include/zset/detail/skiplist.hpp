@@ -53,6 +53,9 @@ public:
     static constexpr std::uint32_t far_pool = 8192;
     /// Ranks and spans are 32-bit: a set holds fewer than 2^32 elements.
     static constexpr size_type max_elements = 0xffffffffu;
+    /// A node id no node has (ids are 24-bit; the pool stops below it): compaction parks the
+    /// index entries of the records it moves under it.
+    static constexpr node_id parked_node = 0xffffff;
 
     struct link {
         node_id next;
@@ -346,7 +349,17 @@ public:
             block_type::create(allocator(), block_type::grown(old.size() + 1),
                                block_type::grown_area(live + units), old.fingerprinted());
         fresh.set_node(x);
-        move_out(x, 0, x, fresh, moved);        // the splits' block transfer: compiled once
+        // The node id stays, so old and new refs share one address space: reporting x -> x
+        // moves one by one could re-point an entry twice, when a record lands on the ref of
+        // another record with the same index tag that has yet to move (the old and the new copy
+        // of a member a batch moves, or a 32-bit tag collision). So the moves are reported
+        // parked under a node id no node has, then unparked.
+        move_out(x, 0, parked_node, fresh, moved);  // the splits' block transfer: compiled once
+        for (size_type i = 0; i < fresh.size(); ++i) {
+            const ref_type r = fresh.ref(i);
+            moved(fresh.member_of(r), fresh.score_of(r), record_address{parked_node, r},
+                  record_address{x, r});
+        }
         block_type::destroy(allocator(), old);  // nothing live is left in it
         nodes_[x].data = fresh;
     }
@@ -442,7 +455,7 @@ private:
     ZSET_NOINLINE void reserve_node() {
         if (nodes_ != nullptr && free_ != head_id) return;
         const size_type cap = capacity_ < 4 ? 4 : size_type{capacity_} + capacity_ / 2;
-        if (cap > size_type{0xffffff} + 1) raise_length_error("zset: too many blocks");
+        if (cap > size_type{parked_node}) raise_length_error("zset: too many blocks");
         node_allocator na(allocator());
         node* fresh = node_traits::allocate(na, cap);
         if (nodes_ == nullptr) {
