@@ -166,12 +166,16 @@ TEST_CASE("set operations allocate from the first input's allocator", "[allocato
         const aset u = zset::set_union<aset>(std::vector<const aset*>{nullptr, &a, &b});
         REQUIRE(u.size() == 300);
         REQUIRE(u.get_allocator() == alloc(&first));
+        REQUIRE(second.allocations == before_second);  // a is the first sorted input, not b
+        const std::size_t after_union = first.allocations;
         const aset d = zset::set_difference<aset>(std::vector<const aset*>{&b, &a});
         REQUIRE(d.empty());
         REQUIRE(d.get_allocator() == alloc(&second));
+        // the difference's working vectors come from b's allocator, none from a's
+        REQUIRE(second.allocations > before_second);
+        REQUIRE(first.allocations == after_union);
     }
     REQUIRE(first.allocations > before_first);
-    REQUIRE(second.allocations == before_second);  // the empty difference allocated nothing
     // no input at all: the allocator has no default constructor, so there is nothing to build with
     REQUIRE_THROWS_AS(zset::set_union<aset>(std::vector<const aset*>{nullptr}), zset::error);
     REQUIRE(zset::intersection_cardinality<aset>(std::vector<const aset*>{nullptr, &a}) == 0);

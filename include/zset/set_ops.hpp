@@ -16,6 +16,8 @@
 //   set_union / set_intersection / set_difference: a new Set built from those elements in the
 //     smallest encoding that fits (as *STORE builds its destination), with the options and
 //     allocator of the first sorted input.
+// Every allocation they make (working vectors, element lists, the result) draws on the first
+// sorted input's allocator, rebound: a pmr set's operations stay on its memory resource.
 //
 // Thread safety: the functions only read their inputs; concurrent calls on shared inputs are
 // safe. Exception guarantee: strong (inputs are never modified).
@@ -27,6 +29,7 @@
 #include <cstddef>
 #include <iterator>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -177,27 +180,51 @@ using input_of =
     typename input_type<Set,
                         std::decay_t<decltype(*std::begin(std::declval<const Range&>()))>>::type;
 
+/// `like`'s allocator rebound to Alloc's value type (the allocator a set operation's memory comes
+/// from); with no sorted input a default-constructed one, or zset::error if there is none.
+template <class Alloc, class Set>
+Alloc allocator_like(const Set* like) {
+    if (like != nullptr) return Alloc(like->get_allocator());
+    if constexpr (std::is_default_constructible_v<Alloc>)
+        return Alloc();
+    else
+        raise_error("ERR a set operation without any input set needs a default-constructible "
+                    "allocator");
+}
+
+/// A working vector of a set operation, on the inputs' allocator.
+template <class Set, class T>
+using scratch_vector = std::vector<
+    T, typename std::allocator_traits<typename Set::allocator_type>::template rebind_alloc<T>>;
+
 /// One input with its weight.
 template <class Set, class Range>
 struct weighted_input {
     input_of<Set, Range> in;
     typename Set::score_type weight;
+    std::size_t position;  // in the argument list: equal sizes keep their order
 };
 
 /// The inputs with their weights, smallest cardinality first (stable for equal sizes).
 /// `weights` is empty (all 1) or one per input; otherwise zset::error(errors::syntax).
 template <class Set, class Range>
-std::vector<weighted_input<Set, Range>>
-weighted_inputs(const Range& sets, const std::vector<typename Set::score_type>& weights) {
+scratch_vector<Set, weighted_input<Set, Range>>
+weighted_inputs(const Range& sets, const std::vector<typename Set::score_type>& weights,
+                const Set* like) {
     using Score = typename Set::score_type;
-    std::vector<weighted_input<Set, Range>> in;
+    using inputs = scratch_vector<Set, weighted_input<Set, Range>>;
+    inputs in(allocator_like<typename inputs::allocator_type>(like));
     for (const auto& s : sets) {
         if (!weights.empty() && in.size() >= weights.size()) raise_error(errors::syntax);
-        in.push_back({input_of<Set, Range>(s), weights.empty() ? Score{1} : weights[in.size()]});
+        in.push_back(
+            {input_of<Set, Range>(s), weights.empty() ? Score{1} : weights[in.size()], in.size()});
     }
     if (!weights.empty() && weights.size() != in.size()) raise_error(errors::syntax);
-    std::stable_sort(in.begin(), in.end(),
-                     [](const auto& a, const auto& b) { return a.in.size() < b.in.size(); });
+    // std::sort on (size, position) rather than std::stable_sort, whose buffer is global memory
+    std::sort(in.begin(), in.end(), [](const auto& a, const auto& b) {
+        const std::size_t na = a.in.size(), nb = b.in.size();
+        return na < nb || (na == nb && a.position < b.position);
+    });
     return in;
 }
 
@@ -216,11 +243,7 @@ Set empty_like(const Set* like) {
     if (like != nullptr)
         return Set(like->get_options(), like->hash_function(), like->key_eq(), like->member_comp(),
                    like->get_allocator());
-    if constexpr (std::is_default_constructible_v<typename Set::allocator_type>)
-        return Set();
-    else
-        raise_error("ERR a set operation without any input set needs a default-constructible "
-                    "allocator");
+    return Set(allocator_like<typename Set::allocator_type>(like));
 }
 
 /// Sorts result elements by (score, member). Elements holding references (non-string members)
@@ -234,19 +257,19 @@ void sort_results(Results& results, const Set* like) {
     if constexpr (std::is_copy_assignable_v<typename Results::value_type>) {
         std::sort(results.begin(), results.end(), less);
     } else {
-        std::vector<std::size_t> order(results.size());
+        scratch_vector<Set, std::size_t> order(results.size(), results.get_allocator());
         for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
         std::sort(order.begin(), order.end(),
                   [&](std::size_t a, std::size_t b) { return less(results[a], results[b]); });
-        Results sorted;
+        Results sorted(results.get_allocator());
         sorted.reserve(results.size());
         for (const std::size_t i : order) sorted.push_back(results[i]);
         results.swap(sorted);
     }
 }
 
-template <class Set>
-Set build_from(const std::vector<typename Set::reference>& els, const Set* like) {
+template <class Set, class Elements>
+Set build_from(const Elements& els, const Set* like) {
     Set out = empty_like(like);
     out.assign_sorted(els.begin(), els.end());
     return out;
@@ -255,9 +278,10 @@ Set build_from(const std::vector<typename Set::reference>& els, const Set* like)
 }  // namespace detail
 
 /// Result elements of a set operation: (member view, score), sorted by (score, member). The
-/// views point into the inputs and stay valid while the inputs are unchanged.
+/// views point into the inputs and stay valid while the inputs are unchanged. The vector uses the
+/// first sorted input's allocator (std::vector<reference> for the default allocator).
 template <class Set>
-using set_op_elements = std::vector<typename Set::reference>;
+using set_op_elements = detail::scratch_vector<Set, typename Set::reference>;
 
 /// ZUNION's elements: every member found in any input, with its weighted scores aggregated.
 /// \param sets    a range of `const Set*` (nullptr = missing key) or of set_input<Set, M>.
@@ -268,8 +292,9 @@ set_op_elements<Set> union_elements(const SetRange& sets,
                                     const std::vector<typename Set::score_type>& weights = {},
                                     aggregate agg = aggregate::sum) {
     using Score = typename Set::score_type;
-    const auto in = detail::weighted_inputs<Set>(sets, weights);
-    set_op_elements<Set> results;
+    const Set* const like = detail::first_sorted<Set>(sets);
+    const auto in = detail::weighted_inputs<Set>(sets, weights, like);
+    set_op_elements<Set> results(in.get_allocator());
     for (std::size_t i = 0; i < in.size(); ++i) {
         in[i].in.for_each([&](typename Set::key_view m, Score s) {
             // Counted once, at the first input that has it; later inputs are folded in, in
@@ -283,7 +308,7 @@ set_op_elements<Set> union_elements(const SetRange& sets,
             results.push_back({m, acc});
         });
     }
-    detail::sort_results(results, detail::first_sorted<Set>(sets));
+    detail::sort_results(results, like);
     return results;
 }
 
@@ -295,8 +320,9 @@ intersection_elements(const SetRange& sets,
                       const std::vector<typename Set::score_type>& weights = {},
                       aggregate agg = aggregate::sum) {
     using Score = typename Set::score_type;
-    const auto in = detail::weighted_inputs<Set>(sets, weights);
-    set_op_elements<Set> results;
+    const Set* const like = detail::first_sorted<Set>(sets);
+    const auto in = detail::weighted_inputs<Set>(sets, weights, like);
+    set_op_elements<Set> results(in.get_allocator());
     if (in.empty()) return results;
     in.front().in.for_each([&](typename Set::key_view m, Score s) {
         Score acc = detail::weighted(s, in.front().weight);
@@ -310,7 +336,7 @@ intersection_elements(const SetRange& sets,
         }
         results.push_back({m, acc});
     });
-    detail::sort_results(results, detail::first_sorted<Set>(sets));
+    detail::sort_results(results, like);
     return results;
 }
 
@@ -318,17 +344,18 @@ intersection_elements(const SetRange& sets,
 /// input's scores (no weights). Already in order. O(N_first * K).
 template <class Set, class SetRange>
 set_op_elements<Set> difference_elements(const SetRange& sets) {
-    using input = detail::input_of<Set, SetRange>;
-    std::vector<input> in(std::begin(sets), std::end(sets));
-    set_op_elements<Set> results;
+    using inputs = detail::scratch_vector<Set, detail::input_of<Set, SetRange>>;
+    const Set* const like = detail::first_sorted<Set>(sets);
+    const inputs in(std::begin(sets), std::end(sets),
+                    detail::allocator_like<typename inputs::allocator_type>(like));
+    set_op_elements<Set> results(in.get_allocator());
     if (in.empty()) return results;
     in.front().for_each([&](typename Set::key_view m, typename Set::score_type s) {
         for (std::size_t j = 1; j < in.size(); ++j)
             if (in[j].contains(m)) return;
         results.push_back({m, s});
     });
-    if (in.front().sorted() == nullptr)
-        detail::sort_results(results, detail::first_sorted<Set>(sets));
+    if (in.front().sorted() == nullptr) detail::sort_results(results, like);
     return results;
 }
 
@@ -360,7 +387,7 @@ Set set_difference(const SetRange& sets) {
 /// `limit` when limit > 0 (0 = no limit). O(N_min * K).
 template <class Set, class SetRange>
 std::size_t intersection_cardinality(const SetRange& sets, std::size_t limit = 0) {
-    const auto in = detail::weighted_inputs<Set>(sets, {});
+    const auto in = detail::weighted_inputs<Set>(sets, {}, detail::first_sorted<Set>(sets));
     std::size_t n = 0;
     if (in.empty()) return 0;
     bool stop = false;

@@ -283,12 +283,41 @@ int set_operations() {
     set a{set::allocator_type{&mr}}, b{set::allocator_type{&mr}};
     for (int i = 0; i < 300; ++i) a.add(name_of(i), i);
     for (int i = 0; i < 100; ++i) b.add(name_of(i * 3), i);
-    const std::vector<const set*> in{&a, &b};
-    step("set operations", "set_union", [&] { return zset::set_union<set>(in).size() == 300; });
-    step("set operations", "set_intersection",
-         [&] { return zset::set_intersection<set>(in).size() == 100; });
+    const std::vector<const set*> in{&a, &b}, missing_first{nullptr, &b};
+    const std::vector<double> weights{2, 0.5};  // made before counting, as the inputs
+    const auto from_mr = [&mr](auto&& run) {
+        const std::size_t before = mr.allocations;
+        return run() && mr.allocations > before;  // the work really went to the resource
+    };
+    step("set operations", "set_union",
+         [&] { return from_mr([&] { return zset::set_union<set>(in).size() == 300; }); });
+    step("set operations", "set_union, weighted, missing first input", [&] {
+        return from_mr([&] {
+            const set u = zset::set_union<set>(missing_first, weights, zset::aggregate::max);
+            return u.size() == 100 && u.get_allocator().resource() == &mr;
+        });
+    });
+    step("set operations", "set_intersection", [&] {
+        return from_mr([&] {
+            return zset::set_intersection<set>(in, weights, zset::aggregate::min).size() == 100;
+        });
+    });
     step("set operations", "set_difference",
-         [&] { return zset::set_difference<set>(in).size() == 200; });
+         [&] { return from_mr([&] { return zset::set_difference<set>(in).size() == 200; }); });
+    step("set operations", "union_elements", [&] {
+        return from_mr([&] {
+            const auto els = zset::union_elements<set>(in, weights);
+            return els.size() == 300 && els.get_allocator().resource() == &mr;
+        });
+    });
+    step("set operations", "intersection_elements", [&] {
+        return from_mr([&] { return zset::intersection_elements<set>(in).size() == 100; });
+    });
+    step("set operations", "difference_elements",
+         [&] { return from_mr([&] { return zset::difference_elements<set>(in).size() == 200; }); });
+    step("set operations", "intersection_cardinality", [&] {
+        return from_mr([&] { return zset::intersection_cardinality<set>(in, 50) == 50; });
+    });
     std::printf("pmr set operations: %s\n", failures == 0 ? "no global allocation" : "FAILED");
     return failures == 0 ? 0 : 1;
 }
