@@ -49,9 +49,13 @@ configure_build_test() {
 # ---------------------------------------------------------------------------------------------
 
 # Compiler legs: warnings are errors, full ctest suite (unit, examples, consumers, packaging).
+# The gcc leg builds with line tables only (-g1): a quarter less compile time than -g (26.7 s ->
+# 20.4 s for tests/test_bad_input.cpp), and enough for the valgrind leg's reports, which reuse
+# this build. tests/gdb builds its target with full -g itself.
+gcc_leg_config=(-DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=RelWithDebInfo
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" -DZSET_WERROR=ON)
 leg_gcc() {
-    configure_build_test "$b"/ci-gcc -DCMAKE_CXX_COMPILER=g++ \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZSET_WERROR=ON
+    configure_build_test "$b"/ci-gcc "${gcc_leg_config[@]}"
 }
 
 leg_clang() {
@@ -105,8 +109,7 @@ leg_asan-gcc() {
 leg_valgrind() {
     local dir="$b"/ci-gcc
     if [[ ! -f "$dir/CMakeCache.txt" ]]; then
-        cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_CXX_COMPILER=g++ \
-            -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZSET_WERROR=ON || return 1
+        cmake -S . -B "$dir" "${generator[@]}" "${gcc_leg_config[@]}" || return 1
     fi
     cmake --build "$dir" -j "$ZSET_JOBS" --target zset_tests || return 1
     local -a vg=(valgrind -q --error-exitcode=99 --leak-check=full
