@@ -48,6 +48,21 @@
 #define ZSET_ALWAYS_INLINE inline
 #endif
 
+/// The same for a lambda on the lookup path (after its parameter list): g++ calls a visitor
+/// lambda out of line once the function it is passed to grows.
+#if defined(__GNUC__) || defined(__clang__)
+#define ZSET_LAMBDA_INLINE __attribute__((always_inline))
+#else
+#define ZSET_LAMBDA_INLINE
+#endif
+
+/// A branch the lookup path expects (or does not): the hint keeps the rare side out of line.
+#if defined(__GNUC__) || defined(__clang__)
+#define ZSET_LIKELY(x) __builtin_expect(!!(x), 1)
+#else
+#define ZSET_LIKELY(x) (x)
+#endif
+
 /// Keeps a function out of line, so each caller carries a call instead of a copy of its body:
 /// for the slow paths of an insertion (a conversion to skiplist mode, a block split, regrowth
 /// or compaction, an index rehash, a node pool growth), which run once per many operations.

@@ -313,7 +313,7 @@ public:
     template <class IsMember>
     ZSET_ALWAYS_INLINE size_type find(std::uint8_t fp, const IsMember& is_member) const {
         size_type found = npos;
-        for_each_byte_match(fingerprints(), size(), fp, [&](size_type i) {
+        for_each_byte_match(fingerprints(), size(), fp, [&](size_type i) ZSET_LAMBDA_INLINE {
             if (!is_member(ref(i))) return false;
             found = i;
             return true;
