@@ -1,65 +1,94 @@
-// The scanning primitives of include/zset/detail/scan.hpp against plain loops: every length
-// around the 16-, 64- and 128-byte step boundaries, matches anywhere, visitors that stop early.
-#include <algorithm>
-#include <cstddef>
-#include <cstdint>
+// ZSCAN cursor guarantees and ZRANDMEMBER properties.
+#include <map>
 #include <random>
-#include <vector>
+#include <set>
+#include <string>
 
 #include "zset_catch.hpp"
-#include <zset/detail/scan.hpp>
+#include <zset/zset.hpp>
 
-namespace {
-
-/// Positions a visitor saw, stopping (returning true) at the k-th match when stop_at >= 0.
-struct recorder {
-    std::vector<std::size_t> seen;
-    long stop_at = -1;
-    bool operator()(std::size_t i) {
-        seen.push_back(i);
-        return stop_at >= 0 && seen.size() == static_cast<std::size_t>(stop_at) + 1;
-    }
-};
-
-}  // namespace
-
-TEST_CASE("for_each_byte_match visits every match in order, up to a stop", "[scan]") {
-    std::mt19937 rng(7);
-    for (std::size_t n = 0; n <= 300; ++n) {
-        for (int round = 0; round < 4; ++round) {
-            // readable slack past n, filled with the needle: a scan must not report it
-            std::vector<std::uint8_t> bytes(n + zset::detail::scan_slack, 5);
-            for (std::size_t i = 0; i < n; ++i)
-                bytes[i] = static_cast<std::uint8_t>(rng() % (round == 0 ? 2 : 16) + 4);
-            std::vector<std::size_t> expected;
-            for (std::size_t i = 0; i < n; ++i)
-                if (bytes[i] == 5) expected.push_back(i);
-            recorder all;
-            REQUIRE_FALSE(zset::detail::for_each_byte_match(bytes.data(), n, 5, all));
-            REQUIRE(all.seen == expected);
-            if (expected.empty()) continue;
-            recorder some;
-            some.stop_at = static_cast<long>(rng() % expected.size());
-            REQUIRE(zset::detail::for_each_byte_match(bytes.data(), n, 5, some));
-            REQUIRE(some.seen.size() == static_cast<std::size_t>(some.stop_at) + 1);
-            REQUIRE(std::equal(some.seen.begin(), some.seen.end(), expected.begin()));
-        }
-    }
+TEST_CASE("scan in listpack mode returns everything at once", "[scan]") {
+    zset::sorted_set<> s{{"a", 1}, {"b", 2}};
+    std::set<std::string> seen;
+    REQUIRE(s.scan(0, 1, [&](const auto& e) { seen.emplace(e.member); }) == 0);
+    REQUIRE(seen == std::set<std::string>{"a", "b"});
 }
 
-TEST_CASE("find_u16 finds the first equal value or returns n", "[scan]") {
-    std::mt19937 rng(11);
-    for (std::size_t n = 0; n <= 200; ++n) {
-        std::vector<std::uint16_t> values(n + zset::detail::scan_slack / 2, 9);
-        for (std::size_t i = 0; i < n; ++i) values[i] = static_cast<std::uint16_t>(rng() % 12);
-        for (std::uint16_t v = 0; v < 12; ++v) {
-            std::size_t first = n;
-            for (std::size_t i = 0; i < n; ++i)
-                if (values[i] == v) {
-                    first = i;
-                    break;
-                }
-            REQUIRE(zset::detail::find_u16(values.data(), n, v) == first);
-        }
+TEST_CASE("scan visits every member that stays, while the set grows and shrinks", "[scan]") {
+    std::mt19937_64 rng(42);
+    zset::sorted_set<> s;
+    for (int i = 0; i < 5000; ++i) s.add("m" + std::to_string(i), static_cast<double>(rng() % 100));
+    std::set<std::string> stable;  // never removed during the walk
+    for (int i = 0; i < 5000; i += 2) stable.insert("m" + std::to_string(i));
+    std::map<std::string, int> seen;
+    std::uint64_t cursor = 0;
+    int calls = 0, next_new = 5000;
+    do {
+        cursor = s.scan(cursor, 10, [&](const auto& e) { ++seen[std::string(e.member)]; });
+        ++calls;
+        // grow (forces index growth) and shrink (odd members only) between calls
+        for (int k = 0; k < 20; ++k) s.add("n" + std::to_string(next_new++), 1);
+        const int odd = 1 + 2 * static_cast<int>(rng() % 2500);
+        s.erase("m" + std::to_string(odd));
+    } while (cursor != 0 && calls < 100000);
+    REQUIRE(cursor == 0);
+    for (const auto& m : stable) REQUIRE(seen.count(m) == 1);
+    // a walk does a bounded amount of repeated work
+    std::size_t repeats = 0;
+    for (const auto& [m, n] : seen) repeats += static_cast<std::size_t>(n - 1);
+    REQUIRE(repeats < seen.size() / 10 + 10);
+}
+
+TEST_CASE("scan survives a conversion between calls", "[scan]") {
+    zset::sorted_set<> s;
+    for (int i = 0; i < 1000; ++i) s.add("m" + std::to_string(i), i);
+    std::set<std::string> seen;
+    std::uint64_t cursor = s.scan(0, 50, [&](const auto& e) { seen.emplace(e.member); });
+    REQUIRE(cursor != 0);
+    s.erase_range_by_rank(100, 899);  // keep m0..m99 and m900..m999
+    s.shrink_to_fit();                // 200 members: still skiplist by entry count
+    s.erase_range_by_rank(50, 149);   // 100 left
+    s.shrink_to_fit();
+    REQUIRE(s.encoding() == zset::encoding::listpack);
+    while (cursor != 0) cursor = s.scan(cursor, 50, [&](const auto& e) { seen.emplace(e.member); });
+    for (const auto& e : s) REQUIRE(seen.count(std::string(e.member)) == 1);
+}
+
+TEST_CASE("random_members: distinct for positive counts, with replacement for negative",
+          "[random]") {
+    std::mt19937_64 rng(7);
+    zset::sorted_set<> s;
+    for (int i = 0; i < 300; ++i) s.add("m" + std::to_string(i), i);
+    const auto some = s.random_members(10, rng);
+    REQUIRE(some.size() == 10);
+    std::set<std::string> distinct;
+    for (const auto& [m, sc] : some) {
+        distinct.insert(m);
+        REQUIRE(s.score(m) == sc);
+    }
+    REQUIRE(distinct.size() == 10);
+    REQUIRE(s.random_members(1000, rng).size() == 300);  // capped at the set size
+    const auto many = s.random_members(-1000, rng);
+    REQUIRE(many.size() == 1000);
+    std::set<std::string> drawn;
+    for (const auto& [m, sc] : many) drawn.insert(m);
+    REQUIRE(drawn.size() < 1000);  // repeats happen with replacement
+    REQUIRE(drawn.size() > 200);   // and it covers the set
+    REQUIRE(s.random_members(0, rng).empty());
+    zset::sorted_set<> empty;
+    REQUIRE(empty.random_members(-5, rng).empty());
+}
+
+TEST_CASE("random_members is roughly uniform", "[random]") {
+    std::mt19937_64 rng(11);
+    zset::sorted_set<> s;
+    for (int i = 0; i < 10; ++i) s.add("m" + std::to_string(i), i);
+    std::map<std::string, int> hits;
+    for (const auto& [m, sc] : s.random_members(-100000, rng)) ++hits[m];
+    REQUIRE(hits.size() == 10);
+    for (const auto& [m, n] : hits) {
+        CAPTURE(m, n);
+        REQUIRE(n > 9000);
+        REQUIRE(n < 11000);
     }
 }
