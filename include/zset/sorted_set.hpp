@@ -1534,7 +1534,7 @@ private:
             for (size_type j = i; j < i + here; ++j) {
                 const key_view m = b.member(j);
                 index_.erase_slot(
-                    index_.find_exact(index_type::tag_of(hash_value(m)), address{x, b.ref(j)}));
+                    index_.find_present(index_type::tag_of(hash_value(m)), address{x, b.ref(j)}));
             }
             path p;
             list_.predecessors(x, p);

@@ -173,6 +173,14 @@ public:
     size_type find_exact(std::uint32_t tag, record_address a) const noexcept {
         return find(tag, [a](record_address b) { return a == b; });
     }
+    /// The slot of the entry (tag, a), which must exist. When it is the only live entry with
+    /// this tag (all but ~n/2^32 of the time) that is its slot, found without reading the
+    /// addresses: at 10^6 members they are a second cache miss per erase (ZPOPMIN, ranges).
+    size_type find_present(std::uint32_t tag, record_address a) const noexcept {
+        const size_type slot = first_match(tag);
+        if (ZSET_LIKELY(next_match(slot, tag) == npos)) return slot;
+        return find_exact(tag, a);
+    }
 
     ZSET_ALWAYS_INLINE record_address address(size_type slot) const noexcept {
         std::uint32_t low;
@@ -329,7 +337,7 @@ private:
         const __m128i one = _mm_set1_epi32(1);
         const __m128i flip = _mm_set1_epi32(static_cast<int>(0x80000000u));
         const __m128i key = _mm_set1_epi32(static_cast<int>((tag - 1u) ^ 0x80000000u));
-        const auto below = [&](size_type at) {
+        const auto below = [&](size_type at) ZSET_LAMBDA_INLINE {
             const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + at));
             const __m128i biased = _mm_xor_si128(_mm_sub_epi32(v, one), flip);
             return static_cast<unsigned>(
