@@ -56,7 +56,7 @@
 #define ZSET_LAMBDA_INLINE
 #endif
 
-/// A branch the lookup path expects (or does not): the hint keeps the rare side out of line.
+/// A branch the hot path expects to take: the hint keeps the rare side out of line.
 #if defined(__GNUC__) || defined(__clang__)
 #define ZSET_LIKELY(x) __builtin_expect(!!(x), 1)
 #else

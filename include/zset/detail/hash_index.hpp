@@ -173,7 +173,8 @@ public:
     size_type find_exact(std::uint32_t tag, record_address a) const noexcept {
         return find(tag, [a](record_address b) { return a == b; });
     }
-    /// The slot of the entry (tag, a), which must exist. When it is the only live entry with
+    /// The slot of the entry (tag, a), which must exist (erases: the member is in the set, so
+    /// first_match never returns npos here). When it is the only live entry with
     /// this tag (all but ~n/2^32 of the time) that is its slot, found without reading the
     /// addresses: at 10^6 members they are a second cache miss per erase (ZPOPMIN, ranges).
     size_type find_present(std::uint32_t tag, record_address a) const noexcept {
