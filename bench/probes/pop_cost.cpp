@@ -1,7 +1,7 @@
-// Probe: the cost of ZPOPMIN (count 1) in instructions, for zset and for the suite's Abseil
-// pair (absl::btree_set of (score, member) + absl::flat_hash_map), the same work as the
-// suite's pop_min benchmark: pop a batch of min(1000, n/4), re-add it, repeat. Counted with
-// callgrind, which the shared machine's noise does not move:
+// Probe: the cost of ZPOPMIN (count 1) in instructions, for zset and for the Abseil pair
+// (absl::btree_set of (score, member) + absl::flat_hash_map) through the suite's own adapters
+// (bench/adapters.hpp), doing the suite's pop_min work: pop a batch of min(1000, n/4), re-add
+// it, repeat. Counted with callgrind, which the shared machine's noise does not move:
 //
 //   g++ -std=c++17 -O2 -DNDEBUG -g -Iinclude -Ibench bench/probes/pop_cost.cpp
 //       -o /tmp/pop_cost -labsl_hash -labsl_city -labsl_low_level_hash -labsl_raw_hash_set
@@ -18,42 +18,15 @@
 #include <utility>
 #include <vector>
 
-#include <absl/container/btree_set.h>
-#include <absl/container/flat_hash_map.h>
-
+#define ZSET_BENCH_HAVE_ABSL 1  // the suite's own adapters, Abseil pair included
+#include "adapters.hpp"
 #include "bench_support.hpp"
-#include <zset/zset.hpp>
 
 namespace {
 
-using popped = std::vector<std::pair<std::string, double>>;
-
-struct zset_pair {
-    zset::sorted_set<> s;
-    void add(const std::string& m, double score) { s.add(m, score); }
-    popped pop_min() { return s.pop_min(1); }
-};
-
-struct absl_pair {
-    absl::btree_set<std::pair<double, std::string>> tree;
-    absl::flat_hash_map<std::string, double> map;
-    void add(const std::string& m, double score) {
-        const auto [it, added] = map.try_emplace(m, score);
-        if (!added) {
-            tree.erase({it->second, m});
-            it->second = score;
-        }
-        tree.emplace(score, m);
-    }
-    popped pop_min() {
-        popped out;
-        if (tree.empty()) return out;
-        auto node = tree.extract(tree.begin());
-        map.erase(node.value().second);
-        out.emplace_back(std::move(node.value().second), node.value().first);
-        return out;
-    }
-};
+using zbench::popped;
+using zset_pair = zbench::zset_adapter<zset::sorted_set<>>;
+using absl_pair = zbench::absl_adapter;
 
 template <class Set>
 __attribute__((noinline)) double pop_batch(Set& s, popped& into, std::size_t batch) {
@@ -67,8 +40,7 @@ __attribute__((noinline)) double pop_batch(Set& s, popped& into, std::size_t bat
 }
 
 template <class Set>
-double run(std::size_t n, int rounds) {
-    Set s;
+double run(Set s, std::size_t n, int rounds) {
     for (std::size_t i = 0; i < n; ++i)
         s.add(zbench::member_name(i), zbench::score_of(zbench::stream::main, i));
     const std::size_t batch = std::clamp<std::size_t>(n / 4, 1, 1000);
@@ -93,6 +65,7 @@ int main(int argc, char** argv) {
     const std::size_t n = std::strtoul(argv[2], nullptr, 10);
     const int rounds = argc > 3 ? std::atoi(argv[3]) : 400;
     const bool zset_side = std::strcmp(argv[1], "zset") == 0;
-    const double sum = zset_side ? run<zset_pair>(n, rounds) : run<absl_pair>(n, rounds);
+    const double sum =
+        zset_side ? run(zset_pair(zset::sorted_set<>()), n, rounds) : run(absl_pair(), n, rounds);
     std::printf("%s n=%zu rounds=%d checksum %.6f\n", argv[1], n, rounds, sum);
 }
