@@ -707,7 +707,7 @@ public:
             const auto draws = static_cast<size_type>(wanted);
             out.reserve(draws);
             for (size_type i = 0; i < draws; ++i)
-                out.push_back(owned(*nth(random_rank(gen, size()))));
+                append_owned(out, *nth(random_rank(gen, size())));
             return out;
         }
         const size_type k = static_cast<unsigned long long>(count) >= size()
@@ -715,7 +715,7 @@ public:
                                 : static_cast<size_type>(count);
         out.reserve(k);
         if (k == size()) {
-            for (const auto& e : *this) out.push_back(owned(e));
+            for (const auto& e : *this) append_owned(out, e);
             detail::shuffle(out.begin(), out.end(), gen);
             return out;
         }
@@ -747,7 +747,7 @@ public:
             }
         }
         detail::shuffle(ranks.begin(), ranks.end(), gen);
-        for (size_type r : ranks) out.push_back(owned(*nth(r)));
+        for (size_type r : ranks) append_owned(out, *nth(r));
         return out;
     }
 
@@ -1555,16 +1555,19 @@ private:
         value_vector out{typename value_vector::allocator_type(get_allocator())};
         out.reserve(n);
         if (from == end_of_set::low) {
-            for (auto it = begin(); out.size() < n; ++it) out.push_back(owned(*it));
+            for (auto it = begin(); out.size() < n; ++it) append_owned(out, *it);
             erase_ranks(0, n);
         } else {
-            for (auto it = end(); out.size() < n;) out.push_back(owned(*--it));
+            for (auto it = end(); out.size() < n;) append_owned(out, *--it);
             erase_ranks(size() - n, size());
         }
         return out;
     }
-    static value_type owned(const reference& e) {
-        return value_type(Member(e.member), e.score);
+    /// Appends an owning copy of e, its member built in place (no second copy through a
+    /// temporary pair; with a scoped or polymorphic allocator, built with the vector's).
+    static void append_owned(value_vector& out, const reference& e) {
+        out.emplace_back(std::piecewise_construct, std::forward_as_tuple(e.member),
+                         std::forward_as_tuple(e.score));
     }
     /// A rank drawn uniformly from [0, n), n >= 1.
     template <class URBG>
