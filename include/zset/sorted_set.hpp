@@ -706,8 +706,7 @@ public:
                 detail::raise_length_error("zset: too many random members requested");
             const auto draws = static_cast<size_type>(wanted);
             out.reserve(draws);
-            for (size_type i = 0; i < draws; ++i)
-                append_owned(out, *nth(random_rank(gen, size())));
+            for (size_type i = 0; i < draws; ++i) append_owned(out, *nth(random_rank(gen, size())));
             return out;
         }
         const size_type k = static_cast<unsigned long long>(count) >= size()
