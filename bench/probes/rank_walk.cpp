@@ -1,15 +1,17 @@
 // Probe: where ZRANK's time goes in skiplist mode. Not part of the suite (no peers, no
-// targets); it reads the skiplist's private links to count the hops of start_rank's walk,
-// which is why it opens the classes up below. Build and run (n = set size):
+// targets); it reads the skiplist's private links to count the hops a walk from the element's
+// block forward and up to the end of the list takes (how start_rank worked before the rank
+// tree, detail/rank_tree.hpp, replaced it; the tree's height is printed beside it), which is
+// why it opens the classes up below. Build and run (n = set size):
 //
 //   g++ -std=c++17 -O2 -DNDEBUG -Iinclude -Ibench bench/probes/rank_walk.cpp -o /tmp/rank_walk
 //   /tmp/rank_walk 1000000
 //
 // Prints the average number of hops per walk and how they split over the levels, then the
 // time of ZRANK and of ZSCORE over the same 65,536 random members (their difference is the
-// walk plus the position scan in the block). Figures: docs/benchmarks.md, "ZRANK's walk".
-// Every standard header the container uses comes first, so the macro below reaches only
-// zset's own classes.
+// walk plus the position scan in the block). Figures: docs/benchmarks.md, "ZRANK: a counted B+tree
+// over the blocks". Every standard header the container uses comes first, so the macro below
+// reaches only zset's own classes.
 #include <algorithm>
 #include <charconv>
 #include <chrono>
@@ -68,8 +70,8 @@ void count_hops(const set_type& z, std::size_t n) {
             x = list.nodes_[x].at(level).next;
         }
     }
-    std::printf("n=%zu nodes=%zu levels=%d hops per walk %.2f\n", n, nodes, list.level_,
-                static_cast<double>(total) / walks);
+    std::printf("n=%zu nodes=%zu levels=%d hops per walk %.2f; rank tree height %d\n", n, nodes,
+                list.level_, static_cast<double>(total) / walks, list.ranks_.height());
     for (std::size_t i = 0; i < hops_at.size(); ++i)
         std::printf("  level %zu: %.2f\n", i, static_cast<double>(hops_at[i]) / walks);
 }

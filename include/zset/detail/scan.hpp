@@ -130,6 +130,31 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
 #endif
 }
 
+/// The sum of values[0, n) of an array of 32 values (n <= 32), in fixed work: every lane is
+/// read and masked, so there is no loop exit that depends on n to mispredict (the rank tree's
+/// per-level sum; 4 values a step with SSE2).
+inline std::uint32_t sum_first_of_32(const std::uint32_t* values, unsigned n) noexcept {
+#ifdef ZSET_DETAIL_SSE2
+    const __m128i limit = _mm_set1_epi32(static_cast<int>(n));
+    const auto* v = reinterpret_cast<const __m128i*>(values);
+    // written out: g++ -O2 does not unroll a loop, and its counter cost as much as the sums
+    const auto masked = [&](int i) {
+        const __m128i index = _mm_setr_epi32(4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3);
+        return _mm_and_si128(_mm_loadu_si128(v + i), _mm_cmpgt_epi32(limit, index));
+    };
+    __m128i sum = _mm_add_epi32(
+        _mm_add_epi32(_mm_add_epi32(masked(0), masked(1)), _mm_add_epi32(masked(2), masked(3))),
+        _mm_add_epi32(_mm_add_epi32(masked(4), masked(5)), _mm_add_epi32(masked(6), masked(7))));
+    sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0x4e));  // lanes 2,3 onto 0,1
+    sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, 0xb1));  // lane 1 onto 0
+    return static_cast<std::uint32_t>(_mm_cvtsi128_si32(sum));
+#else
+    std::uint32_t sum = 0;
+    for (unsigned i = 0; i < 32; ++i) sum += values[i] & (0u - static_cast<std::uint32_t>(i < n));
+    return sum;
+#endif
+}
+
 /// Whether n bytes at a and b are equal. Short runs (the common member) compare in two
 /// overlapping word loads instead of a call; never reads outside [a, a + n) or [b, b + n).
 ZSET_ALWAYS_INLINE bool equal_bytes(const void* a, const void* b, std::size_t n) noexcept {

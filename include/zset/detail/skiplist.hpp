@@ -4,16 +4,18 @@
 // in a skiplist of random height (p = 1/4, at most 32 levels, as Redis). Each forward link
 // carries a span: the number of elements from the start of its node to the start of the node it
 // points at (a link to the end: to the end of the set). Summing spans along a search path gives
-// ranks, so rank, nth and range-by-rank are O(log n), while a run of elements is one block
-// (B-tree-like locality, ~1/90 the nodes of a node-per-element skiplist).
+// ranks, so nth and range-by-rank are O(log n), while a run of elements is one block
+// (B-tree-like locality, ~1/90 the nodes of a node-per-element skiplist). The rank of a given
+// block (ZRANK) comes from a counted B+tree over the blocks kept beside the spans
+// (rank_tree.hpp): a walk from the block to the end of the list took ~3 hops a level.
 //
 // Nodes live in one pool, an array indexed by 32-bit node id, 64 bytes each (for a double
 // Score): the cached first score, the block, the level-0 backward link and up to four levels of
 // (next id, span) links inline; the rare taller node (1 in 256) keeps its higher levels in a
-// separate allocation. Why a pool: a rank is a walk over ~2 log4(nodes) nodes and a search a
-// descent over as many. At 10^6 members the pool is ~0.7 MB and stays in the L2 cache, at 10^7
-// ~7 MB; nodes allocated one by one were spread over as many pages as the blocks between them
-// and each hop was a cache and TLB miss. Ids are also what the hash index stores (24 bits).
+// separate allocation. Why a pool: a search is a descent over ~3 log4(nodes) nodes. At 10^6 members
+// the pool is ~0.7 MB and stays in the L2 cache, at 10^7 ~7 MB; nodes allocated one by one were
+// spread over as many pages as the blocks between them and each hop was a cache and TLB miss. Ids
+// are also what the hash index stores (24 bits).
 //
 // Node 0 is the head sentinel. Level 0 is circular through it (last.next(0) == 0,
 // head.prev == last), higher levels end with a link to 0; so an iterator is (node, position)
@@ -34,6 +36,7 @@
 #include "../common.hpp"
 #include "allocator_holder.hpp"
 #include "block.hpp"
+#include "rank_tree.hpp"
 
 namespace zset {
 namespace detail {
@@ -111,6 +114,7 @@ public:
         size_ = std::exchange(other.size_, 0);
         count_ = std::exchange(other.count_, 0);
         rng_ = other.rng_;
+        ranks_.steal(other.ranks_);
     }
 
     void swap(skiplist& other) noexcept {
@@ -156,6 +160,7 @@ public:
             node_allocator na(allocator());
             node_traits::deallocate(na, nodes_, capacity_);
         }
+        ranks_.release(allocator());
         nodes_ = nullptr;
         capacity_ = 0;
         free_ = 0;
@@ -229,17 +234,13 @@ public:
         return {x, r - rank};
     }
 
-    /// Rank of the first element of x, by walking forward and up to the end summing spans: no
-    /// key comparisons. Expected O(log n).
-    size_type start_rank(node_id x) const noexcept {
-        size_type after = 0;
-        while (x != head_id) {
-            const link& l = nodes_[x].at(nodes_[x].height - 1);
-            after += l.span;
-            x = l.next;
-        }
-        return size_ - after;
-    }
+    /// Whether the rank tree is kept: from the second block on (listpack mode keeps one block
+    /// and no tree).
+    bool ranked() const noexcept { return ranks_.blocks() != 0; }
+
+    /// Rank of the first element of x, from the rank tree (rank_tree.hpp): no key comparisons
+    /// and one tree node per level. O(log n).
+    size_type start_rank(node_id x) const noexcept { return ranked() ? ranks_.rank_of(x) : 0; }
 
     // ---- element insertion ----------------------------------------------------------------------
 
@@ -309,6 +310,7 @@ public:
     /// follows the removed range's position (x, or x's successor if x was freed). Never throws.
     node_id erase(path& p, node_id x, size_type first, size_type last) noexcept {
         const size_type count = last - first;
+        if (ranked()) ranks_.shrink(x, count);
         for (int i = 0; i < level_; ++i) {
             node& cover = i < nodes_[x].height ? nodes_[x] : nodes_[p.at[i]];
             cover.at(i).span -= static_cast<std::uint32_t>(count);
@@ -327,6 +329,10 @@ public:
         }
         nodes_[next].prev = nodes_[x].prev;
         release_node(x);
+        if (count_ <= 1)
+            ranks_.release(allocator());  // one block left: its start rank is 0
+        else
+            ranks_.erase(x);
         while (level_ > 1 && nodes_[head_id].at(level_ - 1).next == head_id) --level_;
         if (count_ == 0) level_ = 0;
         return next;
@@ -389,13 +395,15 @@ public:
             node& cover = i < nodes_[id].height ? nodes_[id] : nodes_[p.at[i]];
             cover.at(i).span += static_cast<std::uint32_t>(added);
         }
+        if (ranked()) ranks_.grow(id, added);
         size_ += added;
         return id;
     }
 
     size_type memory_usage() const noexcept {
         if (nodes_ == nullptr) return 0;
-        size_type total = capacity_ * sizeof(node) + tall_bytes(nodes_[head_id]);
+        size_type total =
+            capacity_ * sizeof(node) + tall_bytes(nodes_[head_id]) + ranks_.memory_usage();
         for (node_id id = first(); id != head_id; id = nodes_[id].next(0))
             total += tall_bytes(nodes_[id]) + nodes_[id].data.allocated_bytes() +
                      nodes_[id].data.out_of_line_bytes();
@@ -418,6 +426,14 @@ public:
             prev = id;
         }
         if (nodes_[head_id].prev != prev || elements != size_ || nodes != count_) return false;
+        if (ranks_.blocks() != (count_ >= 2 ? count_ : 0)) return false;
+        if (!ranked()) return true;
+        if (!ranks_.validate([this](node_id id) { return nodes_[id].size(); })) return false;
+        size_type rank = 0;
+        for (node_id id = first(); id != head_id; id = nodes_[id].next(0)) {
+            if (ranks_.rank_of(id) != rank) return false;
+            rank += nodes_[id].size();
+        }
         if ((level_ == 0) != (count_ == 0)) return false;
         for (int i = 0; i < level_; ++i) {
             for (node_id x = head_id;;) {
@@ -495,6 +511,7 @@ private:
     ZSET_NOINLINE node_id create_node(int height, size_type capacity, size_type area,
                                       bool fingerprinted) {
         reserve_node();
+        if (count_ >= 1) ranks_.reserve(allocator(), capacity_);  // the link may start the tree
         link* tall = nullptr;
         if (height > inline_levels) {
             link_allocator la(allocator());
@@ -575,6 +592,12 @@ private:
         }
         n.prev = p.at[0];
         nodes_[n.next(0)].prev = id;
+        if (count_ == 1) {  // a second block: the tree starts, with the first one's elements
+            const node_id only = n.prev == head_id ? n.next(0) : n.prev;
+            ranks_.insert_after(ranks_.none, only);
+            ranks_.grow(only, size_);
+        }
+        if (count_ >= 1) ranks_.insert_after(n.prev == head_id ? ranks_.none : n.prev, id);
         ++count_;
     }
 
@@ -583,6 +606,7 @@ private:
             node& cover = i < nodes_[dest].height ? nodes_[dest] : nodes_[p.at[i]];
             cover.at(i).span += 1;
         }
+        if (ranked()) ranks_.grow(dest, 1);
         ++size_;
     }
 
@@ -715,6 +739,8 @@ private:
         block_type::destroy(allocator(), b);  // empty now
         nodes_[t].data = kept;
         link_after(p, fresh_id, where.start + k);
+        ranks_.shrink(t, n - k);  // two blocks now: the tree is there
+        ranks_.grow(fresh_id, n - k);
         const node_id dest = into_new ? fresh_id : t;
         nodes_[dest].data.link(into_new ? idx - k : idx, r, fp);
         refresh_first(t);
@@ -754,6 +780,7 @@ private:
     std::uint32_t count_ = 0;  // nodes in the list (the head not counted)
     size_type size_ = 0;
     std::uint64_t rng_ = 0x2545f4914f6cdd1dull;
+    rank_tree<Allocator> ranks_;  // start ranks of blocks, from the second block on
 };
 
 }  // namespace detail

@@ -1,0 +1,141 @@
+// The rank tree on its own (detail/rank_tree.hpp): random links, unlinks and count changes of
+// blocks against a model list, checking every block's start rank and the tree's invariants;
+// enough blocks for three levels of 32-entry nodes, then all removed again.
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "zset_catch.hpp"
+#include <zset/detail/rank_tree.hpp>
+
+namespace {
+
+using tree_type = zset::detail::rank_tree<std::allocator<char>>;
+using block_id = tree_type::block_id;
+
+struct model_block {
+    block_id id;
+    std::size_t count;
+};
+
+/// The tree and the model list it should describe, with checks.
+struct fixture {
+    tree_type tree;
+    std::allocator<char> alloc;
+    std::vector<model_block> order;
+    std::vector<std::size_t> count_by_id;
+    std::vector<block_id> free_ids;
+    block_id next_id = 1;
+
+    ~fixture() { tree.release(alloc); }
+
+    block_id fresh_id() {
+        if (!free_ids.empty()) {
+            const block_id id = free_ids.back();
+            free_ids.pop_back();
+            return id;
+        }
+        count_by_id.resize(next_id + 1);
+        return next_id++;
+    }
+
+    /// Links a new block after position `pos` of the order (pos == order.size(): first).
+    void link(std::size_t pos, std::size_t count) {
+        const block_id id = fresh_id();
+        tree.reserve(alloc, next_id);
+        if (pos == order.size()) {
+            tree.insert_after(tree_type::none, id);
+            order.insert(order.begin(), model_block{id, 0});
+        } else {
+            tree.insert_after(order[pos].id, id);
+            order.insert(order.begin() + static_cast<std::ptrdiff_t>(pos) + 1, model_block{id, 0});
+        }
+        grow(id, count);
+    }
+
+    void grow(block_id id, std::size_t k) {
+        tree.grow(id, k);
+        find(id).count += k;
+        count_by_id[id] += k;
+    }
+
+    void shrink(block_id id, std::size_t k) {
+        tree.shrink(id, k);
+        find(id).count -= k;
+        count_by_id[id] -= k;
+    }
+
+    void unlink(std::size_t pos) {
+        const block_id id = order[pos].id;
+        tree.erase(id);
+        order.erase(order.begin() + static_cast<std::ptrdiff_t>(pos));
+        count_by_id[id] = 0;
+        free_ids.push_back(id);
+    }
+
+    model_block& find(block_id id) {
+        return *std::find_if(order.begin(), order.end(),
+                             [id](const model_block& b) { return b.id == id; });
+    }
+
+    void check() const {
+        REQUIRE(tree.blocks() == order.size());
+        REQUIRE(tree.validate([this](block_id id) { return count_by_id[id]; }));
+        std::size_t rank = 0;
+        for (const model_block& b : order) {
+            REQUIRE(tree.rank_of(b.id) == rank);
+            REQUIRE(tree.count_of(b.id) == b.count);
+            rank += b.count;
+        }
+    }
+};
+
+}  // namespace
+
+TEST_CASE("rank_tree: start ranks through splits, count changes and removals", "[rank_tree]") {
+    std::mt19937_64 rng(20261124);
+    fixture f;
+    auto pick = [&](std::size_t n) {
+        return static_cast<std::size_t>(rng() % static_cast<std::uint64_t>(n));
+    };
+    SECTION("appended in order, then removed from the front") {
+        for (std::size_t i = 0; i < 1200; ++i)
+            f.link(f.order.empty() ? f.order.size() : f.order.size() - 1, 1 + i % 7);
+        CHECK(f.tree.height() == 3);  // 1,200 leaf entries in half-full 32-entry nodes
+        f.check();
+        while (!f.order.empty()) {
+            f.unlink(0);
+            if (f.order.size() % 97 == 0) f.check();
+        }
+        CHECK(f.tree.height() == 0);
+        f.check();
+    }
+    SECTION("random links, count changes and unlinks") {
+        for (int step = 0; step < 40000; ++step) {
+            const std::size_t n = f.order.size();
+            const std::size_t what = pick(10);
+            if (n == 0 || what < 4 + (step < 20000 ? 2 : 0)) {
+                f.link(n == 0 ? 0 : pick(n + 1), pick(100));
+            } else if (what < 8) {
+                model_block& b = f.order[pick(n)];
+                if (what < 6)
+                    f.grow(b.id, pick(50));
+                else
+                    f.shrink(b.id, pick(b.count + 1));
+            } else {
+                f.unlink(pick(n));
+            }
+            if (step % 499 == 0) f.check();
+        }
+        CHECK(f.tree.height() >= 2);
+        f.check();
+        while (!f.order.empty()) f.unlink(pick(f.order.size()));
+        f.check();
+        // and it builds again after emptying
+        for (std::size_t i = 0; i < 100; ++i) f.link(pick(f.order.size() + 1), 3);
+        f.check();
+    }
+}
