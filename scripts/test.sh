@@ -150,7 +150,7 @@ leg_tsan() {
 # cross-compiled with g++ 12 (-Og, static; tests/port/) and run on other platforms, one step per
 # target (build/port-<target>); a failing step names its target:
 #   win64    Windows x64, LLP64 (MinGW-w64, under wine64)
-#   i686     32-bit x86 Linux (run directly)
+#   i686     32-bit x86 Linux (run directly, or under qemu-i386 if the kernel refuses them)
 #   ppc64    big-endian 64-bit POWER Linux (under qemu-ppc64)
 #   aarch64  ARM64 Linux, the scalar code paths (under qemu-aarch64)
 # Known problems per target are listed, with reasons, in tests/port/known_issues.cmake. A warning

@@ -72,13 +72,10 @@ public:
     /// Makes sure the next insert_after() of a block id below `blocks` cannot allocate. Strong
     /// guarantee (an empty tree may keep its small header).
     void reserve(const Allocator& a, size_type blocks) {
-        if (s_ == nullptr) {
-            state_allocator sa(a);
-            s_ = ::new (static_cast<void*>(state_traits::allocate(sa, 1))) state();
-        }
-        if (blocks > s_->where_capacity) grow_where(a, blocks);
-        const size_type need = static_cast<size_type>(s_->height) + 2;
-        if (s_->free_count < need) grow_nodes(a, need);
+        const state& s = s_ != nullptr ? *s_ : create_state(a);
+        if (blocks > s.where_capacity) grow_where(a, blocks);
+        const size_type need = static_cast<size_type>(s.height) + 2;
+        if (s.free_count < need) grow_nodes(a, need);
     }
 
     // ---- lookup ------------------------------------------------------------------------------
@@ -308,6 +305,12 @@ private:
         s_->nodes[id].parent = s_->free;
         s_->free = id;
         ++s_->free_count;
+    }
+
+    ZSET_NOINLINE state& create_state(const Allocator& a) {
+        state_allocator sa(a);
+        s_ = ::new (static_cast<void*>(state_traits::allocate(sa, 1))) state();
+        return *s_;
     }
 
     ZSET_NOINLINE void grow_where(const Allocator& a, size_type blocks) {
