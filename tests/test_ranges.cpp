@@ -1,6 +1,8 @@
 // ZRANGE by rank / score / lex, their REV forms, LIMIT, ZCOUNT, ZLEXCOUNT.
+#include <algorithm>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zset_catch.hpp"
@@ -107,4 +109,46 @@ TEST_CASE("ranges span many blocks in skiplist mode", "[ranges]") {
     expect = 4999;
     for (const auto& e : rr) REQUIRE(e.score == expect--);
     REQUIRE(s.count({bound::exclusive_of(10), bound::exclusive_of(20)}) == 9);
+}
+
+// range_by_score builds its iterators from the search that found the range's start, and reaches
+// the end by hopping blocks when the range is short (up to 512 elements) or by a rank descent:
+// every start position in a block (first, middle, last, one past the last), both ways to the end,
+// with and without an offset (which takes the descents), repeated scores, against a brute-force
+// sorted copy.
+TEST_CASE("score ranges with LIMIT match brute force across block boundaries", "[ranges]") {
+    zset::sorted_set<> s;
+    std::vector<std::pair<double, std::string>> sorted;
+    for (int i = 0; i < 4000; ++i) {
+        const double score = (i * 7919) % 1500;  // ~2.7 elements per score
+        s.add("m" + std::to_string(i), score);
+        sorted.emplace_back(score, "m" + std::to_string(i));
+    }
+    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(s.encoding() == zset::encoding::skiplist);
+    const long long counts[] = {-1, 0, 1, 2, 63, 64, 65, 127, 128, 129, 511, 512, 513, 2000};
+    for (double lo = -1; lo <= 1501; lo += 37) {
+        for (const bool exclusive : {false, true}) {
+            const auto first = std::find_if(sorted.begin(), sorted.end(), [&](const auto& e) {
+                return exclusive ? e.first > lo : e.first >= lo;
+            });
+            for (const long long offset : {0LL, 3LL}) {
+                for (const long long count : counts) {
+                    const auto min = exclusive ? bound::exclusive_of(lo) : bound::inclusive(lo);
+                    const auto got = members(
+                        s.range_by_score({min, bound::highest()}, zset::limit{offset, count}));
+                    const auto left =
+                        std::max(0LL, static_cast<long long>(sorted.end() - first) - offset);
+                    const auto take = count < 0 ? left : std::min(count, left);
+                    names expected;
+                    for (auto it = first + (left > 0 ? offset : 0);
+                         expected.size() < static_cast<std::size_t>(take); ++it)
+                        expected.push_back(it->second);
+                    INFO("lo " << lo << (exclusive ? " exclusive" : "") << " offset " << offset
+                               << " count " << count);
+                    REQUIRE(got == expected);
+                }
+            }
+        }
+    }
 }

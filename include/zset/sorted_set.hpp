@@ -633,9 +633,10 @@ public:
     /// ZRANGEBYSCORE key min max [LIMIT offset count]. O(log n) to create.
     [[nodiscard]] rank_range range_by_score(const score_range<Score>& range,
                                             limit lim = {}) const noexcept {
-        const auto [lo, hi] = score_ranks(range);
+        rank_point at;
+        const auto [lo, hi] = score_ranks(range, &at);
         const auto [a, b] = apply_limit(lo, hi, lim);
-        return forward_range(a, b);
+        return a == lo ? forward_range_from(at, a, b) : forward_range(a, b);
     }
     /// ZREVRANGEBYSCORE key max min [LIMIT offset count]: descending; the offset counts from
     /// the highest element.
@@ -984,7 +985,8 @@ private:
 
     /// score()'s lookup: stores the member's score in `out` and returns true, or returns false.
     bool find_score(key_view member, Score& out) const noexcept {
-        const position pos = locate(make_probe(member));
+        if (!ZSET_LIKELY(skiplist_mode_)) return score_in_listpack(member, out);
+        const position pos = locate_in_skiplist(make_probe(member));
         if (!pos) return false;
         out = pos.b.score_of(pos.r);
         return true;
@@ -1007,6 +1009,9 @@ private:
     /// Where the member is, or an empty position.
     ZSET_ALWAYS_INLINE position locate(const probe& k) const noexcept {
         if (!skiplist_mode_) return locate_in_listpack(k);
+        return locate_in_skiplist(k);
+    }
+    ZSET_ALWAYS_INLINE position locate_in_skiplist(const probe& k) const noexcept {
         position out;
         const std::uint32_t tag = index_type::tag_of(k.hash);
         for (size_type slot = index_.first_match(tag); slot != index_type::npos;
@@ -1028,15 +1033,27 @@ private:
     /// 11 ns); a listpack lookup pays a call instead.
     ZSET_NOINLINE position locate_in_listpack(const probe& k) const noexcept {
         position out;
-        if (!lp_) return out;
-        const size_type i = lp_.find(fingerprint_of(k.hash), [&](ref_type r) ZSET_LAMBDA_INLINE {
-            return same_member(lp_, r, k.member);
-        });
+        const size_type i = position_in_listpack(k);
         if (i == block_type::npos) return out;
         out.b = lp_;
         out.r = lp_.ref(i);
         out.pos = i;
         return out;
+    }
+    /// find_score() in listpack mode: the score straight from the scan, without building a
+    /// position (ZSCORE at n = 100, callgrind: 211 -> 183 instructions a hit, 181 -> 159 a miss;
+    /// at 10^3 in skiplist mode 154 -> 158 a hit, 115 -> 116 a miss).
+    ZSET_NOINLINE bool score_in_listpack(key_view member, Score& out) const noexcept {
+        const size_type i = position_in_listpack(make_probe(member));
+        if (i == block_type::npos) return false;
+        out = lp_.score_of(lp_.ref(i));
+        return true;
+    }
+    ZSET_ALWAYS_INLINE size_type position_in_listpack(const probe& k) const noexcept {
+        if (!lp_) return block_type::npos;
+        return lp_.find(fingerprint_of(k.hash), [&](ref_type r) ZSET_LAMBDA_INLINE {
+            return same_member(lp_, r, k.member);
+        });
     }
 
     size_type position_in_block(const position& p) const noexcept {
@@ -1576,31 +1593,65 @@ private:
 
     // ---- rank arithmetic ------------------------------------------------------------------------
 
+    /// Where a search by key ended: the rank of the first element not before the key, and that
+    /// element's block and position (`pos` may equal the block's size: the next block's first).
+    struct rank_point {
+        size_type rank = 0;
+        node_id node = 0;  // skiplist mode; 0 when the set is empty
+        size_type pos = 0;
+    };
+
     /// Number of elements e for which goes_before(e.score, member_of_e) holds, where
     /// member_of_e() yields e's member on demand (score predicates never call it, so a search
-    /// by score reads no member bytes). The predicate must hold for a prefix of the order.
-    /// O(log n).
+    /// by score reads no member bytes), and where the first other element lies. The predicate
+    /// must hold for a prefix of the order. O(log n).
     template <class GoesBefore>
-    size_type count_before(const GoesBefore& goes_before) const noexcept {
-        if (empty()) return 0;
+    rank_point point_before(const GoesBefore& goes_before) const noexcept {
+        if (empty()) return {};
         const auto in_block = [&](block_type b) {
-            return b.partition_point([&](size_type j) {
-                const ref_type r = b.ref(j);
-                return goes_before(b.score_of(r), [b, r]() -> key_view { return b.member_of(r); });
-            });
+            return b.partition_point(
+                [&](size_type j) {
+                    const ref_type r = b.ref(j);
+                    return goes_before(b.score_of(r),
+                                       [b, r]() -> key_view { return b.member_of(r); });
+                },
+                search_mode());
         };
-        if (!skiplist_mode_) return in_block(lp_);
+        if (!skiplist_mode_) {
+            const size_type j = in_block(lp_);
+            return {j, 0, j};
+        }
         path p;
         list_.descend(
             [&](const node& n) {
                 return goes_before(n.first_score, [&n]() -> key_view { return n.data.member(0); });
             },
             p);
-        if (p.at[0] == list_type::head_id) return 0;
-        return p.rank[0] + in_block(list_.block_of(p.at[0]));
+        if (p.at[0] == list_type::head_id) return {0, list_.first(), 0};
+        const size_type j = in_block(list_.block_of(p.at[0]));
+        return {p.rank[0] + j, p.at[0], j};
+    }
+    template <class GoesBefore>
+    size_type count_before(const GoesBefore& goes_before) const noexcept {
+        return point_before(goes_before).rank;
     }
 
-    std::pair<size_type, size_type> score_ranks(const score_range<Score>& r) const noexcept {
+    /// The iterator `steps` elements after position pos of block id (skiplist mode), found by
+    /// hopping whole blocks: O(steps / block size), no descent.
+    const_iterator iterator_after(node_id id, size_type pos, size_type steps) const noexcept {
+        pos += steps;
+        while (id != list_type::head_id) {
+            const block_type b = list_.block_of(id);
+            if (pos < b.size()) return make_iterator(list_.nodes(), b, id, pos);
+            pos -= b.size();
+            id = list_.at(id).next(0);
+        }
+        return end();
+    }
+
+    /// The ranks [lo, hi) of a score range; `lo_point`, when given, receives where lo lies.
+    std::pair<size_type, size_type> score_ranks(const score_range<Score>& r,
+                                                rank_point* lo_point = nullptr) const noexcept {
         if constexpr (std::is_floating_point_v<Score>)
             if (std::isnan(r.min.value) || std::isnan(r.max.value))
                 return {0, 0};  // matches nothing
@@ -1611,7 +1662,9 @@ private:
             return
                 [bound, strict](Score s, const auto&) { return strict ? s < bound : !(bound < s); };
         };
-        const size_type lo = count_before(goes_before(r.min.value, !r.min.exclusive));
+        const rank_point start = point_before(goes_before(r.min.value, !r.min.exclusive));
+        if (lo_point != nullptr) *lo_point = start;
+        const size_type lo = start.rank;
         const size_type hi = count_before(goes_before(r.max.value, r.max.exclusive));
         return {lo, std::max(lo, hi)};
     }
@@ -1679,6 +1732,17 @@ private:
     rank_range forward_range(size_type lo, size_type hi) const noexcept {
         if (lo >= hi) return rank_range(end(), end(), 0);
         return rank_range(nth(lo), nth(hi), hi - lo);
+    }
+    /// forward_range(lo, hi) when the search for rank lo ended at `at`: its iterators come from
+    /// there, the end one by hopping blocks when the range is short, instead of two descents
+    /// by rank (range_by_score at 10^6: a descent costs about as much as the whole walk).
+    rank_range forward_range_from(const rank_point& at, size_type lo, size_type hi) const noexcept {
+        if (lo >= hi || !skiplist_mode_) return forward_range(lo, hi);
+        constexpr size_type hop_limit = 512;  // about 6 blocks
+        const const_iterator first = iterator_after(at.node, at.pos, 0);
+        const const_iterator last =
+            hi - lo <= hop_limit ? iterator_after(at.node, at.pos, hi - lo) : nth(hi);
+        return rank_range(first, last, hi - lo);
     }
     /// Ranks [lo, hi) walked from hi - 1 down to lo.
     reverse_range reverse_view(size_type lo, size_type hi) const noexcept {

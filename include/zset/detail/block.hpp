@@ -160,6 +160,16 @@ public:
         prefetch(h_);
         prefetch(order());
     }
+    /// Starts loading the whole block: header, used records and order. Records lie in arrival
+    /// order, so a search or walk in (score, member) order visits them at random; requested
+    /// together, their misses overlap instead of following one another.
+    void prefetch_block() const noexcept {
+        const unsigned char* end = record(h_->used);
+        for (const unsigned char* p = base(); p < end; p += 64) prefetch(p);
+        const auto* o = reinterpret_cast<const unsigned char*>(order());
+        for (size_type i = 0; i < size_type{h_->size} * sizeof(std::uint16_t); i += 64)
+            prefetch(o + i);
+    }
 
     // ---- allocation ---------------------------------------------------------------------
 
@@ -321,8 +331,9 @@ public:
         return found;
     }
 
-    /// Whether a search expects the block in cache; a cold search prefetches the records it may
-    /// probe next (they are scattered in the area), which pays off only on cache misses.
+    /// Whether a search expects the block in cache; a cold search first requests the whole
+    /// block, then the records it may probe next (they are scattered in the area), which pays
+    /// off only on cache misses (ZCOUNT at 10^6: 2349 / 3211 -> 1992 / 1853 ns, two A/B rounds).
     enum class search { cached, cold };
 
     /// First position i for which goes_before(i) is false, assuming it is true then false.
@@ -333,6 +344,7 @@ public:
         size_type base = 0, len = size();
         if (len == 0) return 0;
         const std::uint16_t* o = order();
+        if (mode == search::cold) prefetch_block();
         while (len > 1) {
             const size_type half = len / 2;
             if (mode == search::cold) {
