@@ -155,6 +155,8 @@ public:
     friend bool operator!=(block a, block b) noexcept { return a.h_ != b.h_; }
     /// Starts loading the cache line of the record at r.
     void prefetch_record(ref_type r) const noexcept { prefetch(record(r)); }
+    /// Starts loading the header.
+    void prefetch_header() const noexcept { prefetch(h_); }
     /// Starts loading the header and the first order entries.
     void prefetch_order() const noexcept {
         prefetch(h_);
@@ -164,8 +166,8 @@ public:
     /// order, so a search or walk in (score, member) order visits them at random; requested
     /// together, their misses overlap instead of following one another.
     void prefetch_block() const noexcept {
-        const unsigned char* end = record(h_->used);
-        for (const unsigned char* p = base(); p < end; p += 64) prefetch(p);
+        const size_type record_bytes = records_offset + size_type{h_->used} * unit_bytes;
+        for (size_type i = 0; i < record_bytes; i += 64) prefetch(base() + i);
         const auto* o = reinterpret_cast<const unsigned char*>(order());
         for (size_type i = 0; i < size_type{h_->size} * sizeof(std::uint16_t); i += 64)
             prefetch(o + i);

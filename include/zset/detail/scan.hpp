@@ -22,9 +22,16 @@ namespace detail {
 inline constexpr std::size_t scan_slack = 16;
 
 /// A hint to start loading the cache line at p (any address, even null: never faults).
+///
+/// The empty volatile asm is what keeps the hint: g++ 12's pure-const analysis counts
+/// __builtin_prefetch as having no effect, so a function that only prefetches (a loop over a
+/// block's lines, too big to be inlined early) was declared "looping pure" and every call to
+/// it deleted at -O2 (checked in the generated code: block::prefetch_block compiled to a bare
+/// `ret`). An asm the compiler must assume has effects makes such functions impure.
 inline void prefetch(const void* p) noexcept {
 #if defined(__GNUC__) || defined(__clang__)
     __builtin_prefetch(p);
+    __asm__ __volatile__("" : : "r"(p));
 #else
     (void)p;
 #endif
