@@ -1657,7 +1657,8 @@ private:
 
     /// The iterator `steps` elements after position pos of block id (skiplist mode), found by
     /// hopping whole blocks: O(steps / block size), no descent. Requests the records of every
-    /// block it enters when walks_cold() (a walk over them follows).
+    /// block it enters when walks_cold() (a walk over them follows). id is a node of the list,
+    /// never the head.
     const_iterator iterator_after(node_id id, size_type pos, size_type steps) const noexcept {
         pos += steps;
         block_type b = list_.block_of(id);
