@@ -123,7 +123,7 @@ int main(int argc, char** argv) {
     const int bad = 0;
 #endif
     for (const auto& e : zset_header_check::registry()) e.run();
-    std::printf("header check (%s): %zu headers compiled alone, smoke tests: %d failed checks\n",
+    std::printf("header check (%s): smoke tests of %zu headers: %d failed checks\n",
                 ZSET_HAS_EXCEPTIONS ? "exceptions" : "-fno-exceptions",
                 zset_header_check::registry().size(), zset_header_check::failures() + bad);
     return zset_header_check::failures() + bad == 0 ? 0 : 1;
