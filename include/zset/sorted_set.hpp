@@ -1067,7 +1067,7 @@ private:
     }
 
     size_type position_in_block(const position& p) const noexcept {
-        return p.pos != block_type::npos ? p.pos : p.b.position_of(p.r);
+        return p.pos != block_type::npos ? p.pos : position_in(p.b, p.r);
     }
     /// Rank of the element an iterator points at (size() for end()).
     size_type rank_of_iterator(const const_iterator& it) const noexcept {
@@ -1156,7 +1156,7 @@ private:
             index_.insert(index_type::tag_of(k.hash), placed);
         }
         ZSET_CATCH_ALL {
-            erase_from_list(placed.node, list_.block_of(placed.node).position_of(placed.ref));
+            erase_from_list(placed.node, position_in(list_.block_of(placed.node), placed.ref));
             ZSET_RETHROW;
         }
     }
@@ -1270,6 +1270,13 @@ private:
         return skiplist_mode_ && list_.node_count() >= 256;
     }
 
+    /// Position of record r in block b. Below walks_cold()'s 256 blocks the order array is
+    /// likely cached and is scanned in fixed work; beyond, the scan stops at the match.
+    size_type position_in(block_type b, ref_type r) const noexcept {
+        return b.position_of(r,
+                             walks_cold() ? block_type::search::cold : block_type::search::cached);
+    }
+
     /// How a block search should treat the cache: a set whose blocks cannot all be cached
     /// (beyond ~2,000 blocks, a few MB) prefetches the records a search may probe next.
     typename block_type::search search_mode() const noexcept {
@@ -1286,7 +1293,7 @@ private:
         }
         index_.erase_slot(pos.slot);
         const key_view m = pos.b.member_of(pos.r);
-        erase_key_from_list(pos.node, pos.b.position_of(pos.r), pos.b.score_of(pos.r), m);
+        erase_key_from_list(pos.node, position_in(pos.b, pos.r), pos.b.score_of(pos.r), m);
         if (list_.size() == 0) clear();
     }
 
@@ -1298,7 +1305,7 @@ private:
             return;
         }
         const Score s = given;
-        const size_type i = pos.b.position_of(pos.r);
+        const size_type i = position_in(pos.b, pos.r);
         if (stays_in_node(pos.node, i, s, k.member)) {
             move_within(pos.b, i, pos.r, s, k.member);
             list_.refresh_first(pos.node);
@@ -1516,7 +1523,7 @@ private:
             if (batch_plan::adds(c)) {
                 const position pos = locate(probe{c.member, c.hash});
                 index_.erase_slot(pos.slot);
-                erase_from_list(pos.node, pos.b.position_of(pos.r));
+                erase_from_list(pos.node, position_in(pos.b, pos.r));
             } else if (batch_plan::moves(c)) {
                 const auto [x, at] = find_element(*c.after, c.member);
                 erase_from_list(x, at);
@@ -1529,7 +1536,7 @@ private:
     void commit_move(const typename batch_plan::change& c) noexcept {
         // the index entry still points at the old copy (re-pointing goes by exact address)
         const position old_copy = locate(probe{c.member, c.hash});
-        erase_from_list(old_copy.node, old_copy.b.position_of(old_copy.r));
+        erase_from_list(old_copy.node, position_in(old_copy.b, old_copy.r));
         const auto [x, at] = find_element(*c.after, c.member);
         index_.set_address(old_copy.slot, address{x, list_.block_of(x).ref(at)});
     }

@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <utility>
 
 #include "../common.hpp"
 
@@ -105,8 +106,47 @@ ZSET_ALWAYS_INLINE bool for_each_byte_match(const std::uint8_t* bytes, std::size
 #endif
 }
 
-/// Index of the first i in [0, n) with values[i] == value, or n. 16 values per branch; reads
-/// up to 14 bytes past the end of the array (within scan_slack).
+#ifdef ZSET_DETAIL_SSE2
+/// Entry i is 128 - i (0 from 128 on): 8 entries from `at` score the positions at..at+7.
+struct descending_scores_table {
+    alignas(16) std::uint16_t score[136];
+};
+constexpr descending_scores_table make_descending_scores() noexcept {
+    descending_scores_table t{};
+    for (unsigned i = 0; i < 128; ++i) t.score[i] = static_cast<std::uint16_t>(128 - i);
+    return t;
+}
+inline constexpr descending_scores_table descending_scores = make_descending_scores();
+
+/// The fixed-work search of find_u16_fixed_work() (8 <= n <= 128).
+template <std::size_t... Pair>
+ZSET_ALWAYS_INLINE std::size_t find_u16_all(const std::uint16_t* values, std::size_t n,
+                                            std::uint16_t value,
+                                            std::index_sequence<Pair...>) noexcept {
+    const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
+    const std::size_t last = n - 8;
+    const auto scored = [&](std::size_t start) ZSET_LAMBDA_INLINE {
+        const std::size_t at = start < last ? start : last;
+        const auto* v = reinterpret_cast<const __m128i*>(values + at);
+        const auto* score = reinterpret_cast<const __m128i*>(descending_scores.score + at);
+        return _mm_and_si128(_mm_cmpeq_epi16(_mm_loadu_si128(v), needle), _mm_loadu_si128(score));
+    };
+    // two running maxima: half the dependency chain
+    __m128i even = _mm_setzero_si128(), odd = _mm_setzero_si128();
+    ((even = _mm_max_epi16(even, scored(Pair * 16)),
+      odd = _mm_max_epi16(odd, scored(Pair * 16 + 8))),
+     ...);
+    __m128i best = _mm_max_epi16(even, odd);
+    best = _mm_max_epi16(best, _mm_shuffle_epi32(best, 0x4e));
+    best = _mm_max_epi16(best, _mm_shuffle_epi32(best, 0xb1));
+    best = _mm_max_epi16(best, _mm_shufflelo_epi16(best, 0xb1));
+    const auto top = static_cast<std::size_t>(_mm_cvtsi128_si32(best) & 0xffff);
+    return top == 0 ? n : 128 - top;
+}
+#endif
+
+/// Index of the first i in [0, n) with values[i] == value, or n. 16 values per branch, stopping
+/// at the first match; reads up to 14 bytes past the end of the array (within scan_slack).
 inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
                             std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
@@ -135,6 +175,21 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
         if (values[i] == value) return i;
     return n;
 #endif
+}
+
+/// find_u16() in fixed work for 8 <= n <= 128 (a skiplist-mode block), for arrays in cache:
+/// 16 loads of 8 values whose starts are clamped to n - 8 (the last ones repeat the final 8
+/// values, so nothing past n is read), each match scored 128 - position and the best score
+/// kept, so no branch depends on where the value is. find_u16's exit mispredicted 1.1 times a
+/// search (ZRANK at 10^3, callgrind --branch-sim): ZRANK at 10^3 43.1-43.5 -> 34.1-35.6 ns. On
+/// arrays not in cache, reading every line costs more than the mispredict (ZRANK at 10^6
+/// 338-376 -> 563-619 ns): there find_u16 is the one to use. Other n: find_u16.
+inline std::size_t find_u16_fixed_work(const std::uint16_t* values, std::size_t n,
+                                       std::uint16_t value) noexcept {
+#ifdef ZSET_DETAIL_SSE2
+    if (n >= 8 && n <= 128) return find_u16_all(values, n, value, std::make_index_sequence<8>{});
+#endif
+    return find_u16(values, n, value);
 }
 
 /// The sum of values[0, n) of an array of 32 values (n <= 32), in fixed work: every lane is
