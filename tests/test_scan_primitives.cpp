@@ -47,8 +47,9 @@ TEST_CASE("for_each_byte_match visits every match in order, up to a stop", "[sca
     }
 }
 
-// find_u16_fixed_work reads no value past n (its loads are clamped), so its array has no slack:
-// an overread shows under ASan and valgrind.
+// find_u16_fixed_work reads no value past n for 8 <= n <= 128 (its loads are clamped), so there
+// its array has no slack: an overread shows under ASan and valgrind. Other n go to find_u16,
+// which needs the slack.
 TEST_CASE("find_u16 and find_u16_fixed_work find the first equal value or return n",
           "[scan_primitives]") {
     std::mt19937 rng(11);
@@ -63,9 +64,11 @@ TEST_CASE("find_u16 and find_u16_fixed_work find the first equal value or return
                     break;
                 }
             REQUIRE(zset::detail::find_u16(values.data(), n, v) == first);
+            const bool clamped = n >= 8 && n <= 128;
             const std::vector<std::uint16_t> exact(values.begin(),
                                                    values.begin() + static_cast<std::ptrdiff_t>(n));
-            REQUIRE(zset::detail::find_u16_fixed_work(exact.data(), n, v) == first);
+            REQUIRE(zset::detail::find_u16_fixed_work(clamped ? exact.data() : values.data(), n,
+                                                      v) == first);
         }
     }
 }

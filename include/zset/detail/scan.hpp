@@ -183,7 +183,7 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
 /// kept, so no branch depends on where the value is. find_u16's exit mispredicted 1.1 times a
 /// search (ZRANK at 10^3, callgrind --branch-sim): ZRANK at 10^3 43.1-43.5 -> 34.1-35.6 ns. On
 /// arrays not in cache, reading every line costs more than the mispredict (ZRANK at 10^6
-/// 338-376 -> 563-619 ns): there find_u16 is the one to use. Other n: find_u16.
+/// 338-376 -> 563-619 ns): there find_u16 is the one to use. Other n: find_u16 (scan_slack).
 inline std::size_t find_u16_fixed_work(const std::uint16_t* values, std::size_t n,
                                        std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
