@@ -11,38 +11,43 @@
 
 namespace {
 
-/// Positions a visitor saw, stopping (returning true) at the k-th match when stop_at >= 0.
-struct recorder {
-    std::vector<std::size_t> seen;
-    long stop_at = -1;
+/// A find_byte_match predicate: accepts the indexes in `accepted`, records every call.
+struct acceptor {
+    std::vector<bool> accepted;
+    std::vector<std::size_t> calls;
     bool operator()(std::size_t i) {
-        seen.push_back(i);
-        return stop_at >= 0 && seen.size() == static_cast<std::size_t>(stop_at) + 1;
+        calls.push_back(i);
+        return i < accepted.size() && accepted[i];
     }
 };
 
 }  // namespace
 
-TEST_CASE("for_each_byte_match visits every match in order, up to a stop", "[scan_primitives]") {
+TEST_CASE("find_byte_match returns the first accepted match or no_match", "[scan_primitives]") {
     std::mt19937 rng(7);
     for (std::size_t n = 0; n <= 300; ++n) {
-        for (int round = 0; round < 4; ++round) {
+        for (int round = 0; round < 6; ++round) {
             // readable slack past n, filled with the needle: a scan must not report it
             std::vector<std::uint8_t> bytes(n + zset::detail::scan_slack, 5);
             for (std::size_t i = 0; i < n; ++i)
-                bytes[i] = static_cast<std::uint8_t>(rng() % (round == 0 ? 2 : 16) + 4);
-            std::vector<std::size_t> expected;
+                bytes[i] = static_cast<std::uint8_t>(rng() % (round < 2 ? 2 : 64) + 4);
+            // accepted: a random part of the matches (none in round 0 and 2), and index 0 even
+            // where its byte differs (the branch-free first test may ask about it)
+            acceptor accept;
+            accept.accepted.assign(n, false);
             for (std::size_t i = 0; i < n; ++i)
-                if (bytes[i] == 5) expected.push_back(i);
-            recorder all;
-            REQUIRE_FALSE(zset::detail::for_each_byte_match(bytes.data(), n, 5, all));
-            REQUIRE(all.seen == expected);
-            if (expected.empty()) continue;
-            recorder some;
-            some.stop_at = static_cast<long>(rng() % expected.size());
-            REQUIRE(zset::detail::for_each_byte_match(bytes.data(), n, 5, some));
-            REQUIRE(some.seen.size() == static_cast<std::size_t>(some.stop_at) + 1);
-            REQUIRE(std::equal(some.seen.begin(), some.seen.end(), expected.begin()));
+                accept.accepted[i] = i == 0 || (round % 2 == 1 && rng() % 3 == 0);
+            std::size_t expected = zset::detail::no_match;
+            for (std::size_t i = 0; i < n && expected == zset::detail::no_match; ++i)
+                if (bytes[i] == 5 && accept.accepted[i]) expected = i;
+            INFO("n = " << n << ", round " << round);
+            REQUIRE(zset::detail::find_byte_match(bytes.data(), n, 5, accept) == expected);
+            for (const std::size_t i : accept.calls) REQUIRE(i < n);
+            // every match before the result was asked about
+            for (std::size_t i = 0; i < std::min(n, expected); ++i)
+                if (bytes[i] == 5)
+                    REQUIRE(std::find(accept.calls.begin(), accept.calls.end(), i) !=
+                            accept.calls.end());
         }
     }
 }

@@ -318,16 +318,13 @@ public:
     // ---- searching ------------------------------------------------------------------------
 
     /// Position of the element whose record satisfies is_member(ref), or npos (fingerprinted
-    /// blocks only). Tests only the records whose fingerprint matches.
+    /// blocks only). Tests the records whose fingerprint matches (and, in a block of at most
+    /// 128 elements, possibly one more: see find_byte_match).
     template <class IsMember>
     ZSET_ALWAYS_INLINE size_type find(std::uint8_t fp, const IsMember& is_member) const {
-        size_type found = npos;
-        for_each_byte_match(fingerprints(), size(), fp, [&](size_type i) ZSET_LAMBDA_INLINE {
-            if (!is_member(ref(i))) return false;
-            found = i;
-            return true;
-        });
-        return found;
+        static_assert(npos == no_match, "find_byte_match's no_match must be npos");
+        return find_byte_match(fingerprints(), size(), fp,
+                               [&](size_type i) ZSET_LAMBDA_INLINE { return is_member(ref(i)); });
     }
 
     /// Whether a search expects the block in cache; a cold search first requests the whole
