@@ -134,9 +134,10 @@ ZSET_ALWAYS_INLINE std::size_t find_byte_match(const std::uint8_t* bytes, std::s
 }
 
 #ifdef ZSET_DETAIL_SSE2
-/// Entry i is 128 - i (0 from 128 on): 8 entries from `at` score the positions at..at+7.
+/// Entry i is 128 - i: 8 entries from `at` score the positions at..at+7 (the scan's loads start
+/// at 120 at most, so 128 entries cover them).
 struct descending_scores_table {
-    alignas(16) std::uint16_t score[136];
+    alignas(16) std::uint16_t score[128];
 };
 constexpr descending_scores_table make_descending_scores() noexcept {
     descending_scores_table t{};
