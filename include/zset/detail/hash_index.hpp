@@ -48,8 +48,8 @@
 // to 105 ns across four sittings of one binary). Measured alternatives for that case:
 //   * a blocked Bloom filter of 5 bits per member (6.25 MB, 9.4% false positives) in front of
 //     the index (bench/probes/miss_filter.cpp) took a miss at 10^7 from 27-30 to 16 ns (absl:
-//     15) but a hit from 238-260 to 377-400 ns (absl: 102-110), and at 10^6 a hit from 162 to
-//     253 ns: its extra work leaves less room to overlap a hit's dependent misses;
+//     15) but a hit from 238-260 to 377-400 ns (absl: 102-110), and at 10^6 a hit from 162-163
+//     to 253-283 ns: its extra work leaves less room to overlap a hit's dependent misses;
 //   * prefetching the refs at the home slot alongside the tag probe (tables past 1 MB) took a
 //     hit at 10^6 from 163-178 to 125-146 ns and ZRANK from 618-653 to 424-469 ns, but a miss
 //     from 11.7-13.4 to 13.6-34.8 ns (absl: 10.2-11.8): one more line per miss, which the miss
