@@ -53,7 +53,17 @@
 //   * prefetching the refs at the home slot alongside the tag probe (tables past 1 MB) took a
 //     hit at 10^6 from 163-178 to 125-146 ns and ZRANK from 618-653 to 424-469 ns, but a miss
 //     from 11.7-13.4 to 13.6-34.8 ns (absl: 10.2-11.8): one more line per miss, which the miss
-//     target (1.2x absl) cannot afford.
+//     target (1.2x absl) cannot afford;
+//   * a second design of the same 9 bytes a slot, a 1-byte control array (7 tag bits and a live
+//     bit; 12 MB at 10^7) beside 8-byte entries (the other 24 tag bits and the address): with
+//     no order in the probed bytes a miss must reach the first empty slot, past the first 32
+//     about half the time at 7/8 load, so a miss in cache mispredicted 0.79 branches against
+//     0.005 and took 14 ns against 6.8 at 10^3 (absl: 5.5-6.9), and at 10^7 it was no better
+//     (131 and 68 ns against 71 and 65; bench/probes/lookup_cost.cpp, docs/benchmarks.md);
+//   * huge pages for the table (madvise, granted by the kernel): no change beyond the noise at
+//     10^7, so the cost is the L3's capacity, not the TLB.
+// Order in the probed bytes at 2 bytes a slot would fit in L3 but costs 1.2 bytes per member,
+// past the 38-byte budget at 10^6.
 #pragma once
 
 #include <cstddef>
