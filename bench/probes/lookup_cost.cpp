@@ -2,7 +2,8 @@
 // of n members, hits or misses, counted with callgrind (which the shared machine's noise does
 // not move):
 //
-//   g++ -std=c++17 -O2 -DNDEBUG -g -Iinclude bench/probes/lookup_cost.cpp -o /tmp/lookup_cost
+//   g++ -std=c++17 -O2 -DNDEBUG -g -Iinclude -Ibench bench/probes/lookup_cost.cpp
+//       -o /tmp/lookup_cost
 //   valgrind --tool=callgrind --branch-sim=yes --toggle-collect='*lookups*'
 //       /tmp/lookup_cost 1000 miss          (or hit)
 //
@@ -14,16 +15,13 @@
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include <zset/zset.hpp>
 
 namespace {
 
 constexpr std::size_t queries = 10000;
 constexpr int rounds = 10;
-
-std::string member(std::size_t i) {
-    return "member:" + std::to_string(i * 7919);
-}
 
 __attribute__((noinline)) std::size_t lookups(const zset::sorted_set<>& set,
                                               const std::vector<std::string>& keys) {
@@ -44,9 +42,10 @@ int main(int argc, char** argv) {
     const bool hits = std::strcmp(argv[2], "hit") == 0;
     if (n == 0) return 2;
     zset::sorted_set<> set;
-    for (std::size_t i = 0; i < n; ++i) set.add(member(i), static_cast<double>(i));
+    for (std::size_t i = 0; i < n; ++i) set.add(zbench::member_name(i), static_cast<double>(i));
     std::vector<std::string> keys;
-    // a miss appends a digit 1: 10 * 7919 * k + 1 is no multiple of 7919, so no member
-    for (std::size_t i = 0; i < queries; ++i) keys.push_back(member(i % n) + (hits ? "" : "1"));
+    zbench::rng draw(42);
+    for (std::size_t i = 0; i < queries; ++i)  // members are 0..n-1; a miss asks for one of n..2n-1
+        keys.push_back(zbench::member_name(draw.below(n) + (hits ? 0 : n)));
     std::printf("%zu of %zu found\n", lookups(set, keys), queries * rounds);
 }

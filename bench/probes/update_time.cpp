@@ -3,7 +3,8 @@
 // five passes of 2^20 updates of random members to random scores, printing ns per update for
 // each pass. For A/B runs of two header trees, alternating the binaries:
 //
-//   g++ -std=c++17 -O2 -DNDEBUG -Iinclude bench/probes/update_time.cpp -o /tmp/update_time
+//   g++ -std=c++17 -O2 -DNDEBUG -Iinclude -Ibench bench/probes/update_time.cpp
+//       -o /tmp/update_time
 //   /tmp/update_time 10000000
 //
 // Figures: docs/benchmarks.md, "Re-pointing moved records in prefetched batches".
@@ -11,10 +12,10 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <string>
 #include <vector>
 
+#include "bench_support.hpp"
 #include <zset/zset.hpp>
 
 int main(int argc, char** argv) {
@@ -25,17 +26,17 @@ int main(int argc, char** argv) {
     const std::size_t n = std::strtoul(argv[1], nullptr, 10);
     if (n == 0) return 2;
     constexpr std::size_t updates = std::size_t{1} << 20;
-    std::mt19937_64 rng(7);
-    const auto score = [&] { return static_cast<double>(rng() % 1000000007u); };
+    zbench::rng draw(7);
+    const auto score = [&] { return static_cast<double>(draw.below(1000000007u)); };
     std::vector<std::string> members;
     members.reserve(n);
     zset::sorted_set<> set;
     for (std::size_t i = 0; i < n; ++i) {
-        members.push_back("member:" + std::to_string(rng()));
+        members.push_back(zbench::member_name(i));
         set.add(members.back(), score());
     }
     std::vector<std::size_t> which(updates);
-    for (auto& w : which) w = static_cast<std::size_t>(rng() % n);
+    for (auto& w : which) w = static_cast<std::size_t>(draw.below(n));
     std::vector<double> scores(updates);
     for (auto& s : scores) s = score();
     std::size_t added = 0;

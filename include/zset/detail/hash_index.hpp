@@ -58,7 +58,7 @@
 //     bit; 12 MB at 10^7) beside 8-byte entries (the other 24 tag bits and the address): with
 //     no order in the probed bytes a miss must reach the first empty slot, past the first 32
 //     about half the time at 7/8 load, so a miss in cache mispredicted 0.79 branches against
-//     0.005 and took 14 ns against 6.8 at 10^3 (absl: 5.5-6.9), and at 10^7 it was no better
+//     under 0.001 and took 14 ns against 6.8 at 10^3 (absl: 5.5-6.9), and at 10^7 it was no better
 //     (131 and 68 ns against 71 and 65; bench/probes/lookup_cost.cpp, docs/benchmarks.md);
 //   * huge pages for the table (madvise, granted by the kernel): no change beyond the noise at
 //     10^7, so the cost is the L3's capacity, not the TLB.
