@@ -3,9 +3,11 @@
 // the table's invariants (sorted runs, every entry at or after its home, the counts) after
 // every step. The container's tests reach the index only through members and their hashes;
 // here the tags, and so the homes, are chosen.
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <random>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -122,4 +124,69 @@ TEST_CASE("hash_index: random inserts and erases against a model", "[hash_index]
         REQUIRE(index.validate());
         for (const auto& [tag, a] : model) REQUIRE(index.find_exact(tag, a) != index_type::npos);
     }
+}
+
+TEST_CASE("hash_index: a table of 512 slots or more rebuilds every tag from its key and low bits",
+          "[hash_index]") {
+    std::mt19937 rng(20261126);
+    index_type index;
+    std::vector<std::pair<std::uint32_t, record_address>> model;
+    // the extremes of the tag range, then random tags, past several growths
+    for (const std::uint32_t tag : {3u, 5u, 0xffffffffu, 0xfffffffdu, 0x80000001u}) {
+        model.emplace_back(tag, address_of(static_cast<std::uint32_t>(model.size())));
+        index.insert(tag, model.back().second);
+    }
+    while (model.size() < 20000) {
+        const std::uint32_t tag = static_cast<std::uint32_t>(rng()) | 1u;
+        if (tag == 1) continue;
+        model.emplace_back(tag, address_of(static_cast<std::uint32_t>(model.size())));
+        index.insert(tag, model.back().second);
+    }
+    REQUIRE(index.capacity() >= 512);
+    REQUIRE(index.validate());
+    std::vector<std::pair<std::uint32_t, record_address>> seen;
+    index.for_each([&](std::uint32_t tag, record_address a) { seen.emplace_back(tag, a); });
+    const auto by_address = [](const auto& x, const auto& y) {
+        return x.second.node < y.second.node;
+    };
+    std::sort(seen.begin(), seen.end(), by_address);
+    std::sort(model.begin(), model.end(), by_address);
+    REQUIRE(seen.size() == model.size());
+    for (std::size_t i = 0; i < model.size(); ++i) {
+        REQUIRE(seen[i].first == model[i].first);
+        REQUIRE(seen[i].second == model[i].second);
+    }
+    // a tag range visits exactly the entries whose tags lie in it
+    const std::uint32_t first = 0x40000000u, last = 0x4fffffffu;
+    std::size_t in_range = 0, visited = 0;
+    for (const auto& [tag, a] : model) in_range += tag >= first && tag <= last ? 1 : 0;
+    index.for_each_in_tag_range(first, last, [&](std::uint32_t tag, record_address) {
+        CHECK(tag >= first);
+        CHECK(tag <= last);
+        ++visited;
+    });
+    CHECK(visited == in_range);
+}
+
+TEST_CASE("hash_index: 254 entries of one tag cannot be placed; the failed insert changes nothing",
+          "[hash_index]") {
+    index_type index;
+    const std::uint32_t tag = 0x12345679u;
+    std::uint32_t placed = 0;
+    bool refused = false;
+    // an entry sits at most 253 slots past its home, and entries of one tag share a home
+    for (std::uint32_t k = 0; k < 300 && !refused; ++k) {
+        try {
+            index.insert(tag, address_of(k));
+            ++placed;
+        } catch (const std::length_error&) {
+            refused = true;
+        }
+    }
+    REQUIRE(refused);
+    CHECK(placed == 254);
+    CHECK(index.size() == placed);
+    CHECK(index.validate());
+    for (std::uint32_t k = 0; k < placed; ++k)
+        CHECK(index.find_exact(tag, address_of(k)) != index_type::npos);
 }

@@ -29,7 +29,10 @@
 // Exception guarantees: every single-element operation gives the strong guarantee, including
 // when allocation or a member's copy throws (it allocates and copies everything it needs before
 // changing anything observable). Invalid arguments throw zset::error (what() is Redis's error
-// text) before anything changes. Hash, KeyEqual and Compare must not throw.
+// text) before anything changes. Hash, KeyEqual and Compare must not throw. At most 254 members
+// may share one Hash value (the index keeps an entry within 253 slots of its home): adding the
+// 255th throws std::length_error and changes nothing. Hash values are mixed before use, so only
+// equal values count.
 //
 // Thread safety: as the standard containers — concurrent calls of const member functions on one
 // set are safe; any non-const call needs exclusive access.

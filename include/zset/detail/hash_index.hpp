@@ -4,48 +4,70 @@
 // block holds the record and the record's ref in that block (see block.hpp). A hit therefore
 // reads one index slot and one record. The member itself is never stored here.
 //
-// Layout: two parallel arrays of slots.
-//   tags: u32 per slot, the high 32 bits of the member's hash with the low bit set (0 = empty,
-//         an even value = a tombstone: the erased entry's tag minus one);
-//   refs: 5 bytes per slot, node id (24 bits) and ref (16 bits).
-// A miss reads only `tags`: 4 bytes a slot keeps the probed array of a 10^6-member set near
-// 5 MB. Measured alternative: one array of 8-byte (tag, address) slots doubles that to ~10 MB,
-// past this machine class's TLB reach, and a dependent probe went from 17-24 ns (tables up to
-// 6 MB) to ~150 ns. 9 bytes a slot in all; growth fills the table to 7/8 and grows it by 1/8,
-// so the load stays within 0.78-0.875 and the index costs 10.3-11.6 bytes per member (10.99 at
-// 10^6). Measured alternative: 15/16 load saves ~0.7 byte but an insert shifted 118 slots on
-// average against 28 at 7/8.
+// Layout: parallel arrays of slots in one allocation.
+//   keys:    u16 per slot, the only array a probe reads before it has a candidate. An entry
+//            d slots past its home stores (254 - d) << 8 | f << 1 | live, f being the 7 bits of
+//            tag * capacity just below the home's; 0xffff is an empty slot, a key with its live
+//            bit cleared a tombstone;
+//   records: 7 bytes per slot: the tag's low 16 bits, node id (24 bits) and ref (16 bits);
+//   whole tags: u32 per slot, in tables of under 512 slots only (see below).
+// 9 bytes a slot in all, as the former 4-byte tags + 5-byte refs; growth fills the table to
+// 7/8 and grows it by 1/8, so the load stays within 0.78-0.875 and the index costs 10.3-11.6
+// bytes per member (10.99 at 10^6). Measured alternatives: one array of 8-byte (tag, address)
+// slots doubled the probed bytes and a dependent probe at 10^6 went from 17-24 ns to ~150 ns;
+// 15/16 load saves ~0.7 byte but an insert shifted 118 slots on average against 28 at 7/8.
+//
+// Why 2-byte keys: at 10^7 members the probed array is 23 MB, inside this machine class's 32 MB
+// L3 (the 4-byte tags were 46 MB, absl::flat_hash_map's control bytes 16 MB). Random probes of
+// a bare array (a pooled string's hash, then one SIMD step at its home;
+// bench/probes/probe_width.cpp) took 64-73 ns at 4 bytes a slot, 24-60 at 2 and 20-59 at
+// absl's 1 byte. ZSCORE miss at 10^7 in the suite, four alternating rounds of the two headers
+// (`ZSET_BENCH_SIZES=... zset_bench --benchmark_filter='^zscore_(hit|miss)/(zset|absl)/'`):
+// 36-68 ns (absl in the same runs 17-65; ratios 1.05-2.09) -> 22-49 ns (absl 19-42; 0.86-1.32).
 //
 // Placement is linear probing from the home slot `tag * capacity >> 32` (a multiply, not a
 // mask, so any capacity works), with every run of occupied slots kept sorted by tag. Because the
-// home is monotone in the tag, sorted runs are exactly Robin Hood order, and they buy three
-// things:
-//   * a probe compares tags only and stops at the first tag not below its own, 16 slots per
-//     SIMD step: no loop-exit branch to mispredict at 7/8 load (the scalar loop mispredicted
-//     0.84 times per lookup, callgrind --branch-sim). Measured alternative: starting the steps
-//     on a 64-byte boundary (one cache line read per step instead of two, the slots before the
-//     home masked) made a miss 2 ns slower in cache (10^3: 7.0-7.2 -> 9.0-9.2 ns, 10^5:
-//     8.5-9.2 -> 11.1-11.2; the address arithmetic precedes the first load) and changed
-//     nothing beyond the noise at 10^6 and 10^7;
+// home is monotone in the tag, sorted runs are exactly Robin Hood order, and the key keeps that
+// order visible: the entry in slot j sorts below a tag whose home is h <= j exactly when its
+// key (live bit set) is below the key that tag would have in slot j, (254 - (j - h)) << 8 |
+// f << 1 | 1 (an earlier home means a larger distance, so a smaller high byte; the same home
+// compares the 7 fraction bits, and only entries with equal keys, ~1 in 150 misses, need their
+// records read). That buys:
+//   * a probe compares keys only and stops at the first not below its own wanted key, 16 slots
+//     per SIMD step (two 8-lane compares against wanted keys that fall by 256 a slot): no
+//     loop-exit branch to mispredict at 7/8 load (a scalar loop mispredicted 0.84 times per
+//     lookup, callgrind --branch-sim). Per lookup in a 10^3-member set (callgrind,
+//     bench/probes/lookup_cost.cpp): a miss 119 instructions (4-byte tags: 116), a hit 173
+//     (158), under 0.01 mispredicted branches either way. Measured alternative: starting the
+//     steps on a 64-byte boundary made a miss 2 ns slower in cache (with the 4-byte tags);
 //   * growth is one sequential pass (entries are already in order; no member is re-hashed);
 //   * the entries whose tags lie in [t0, t1] are one contiguous stretch, which makes the ZSCAN
 //     cursor (a tag) exact while the table grows or shrinks.
-// Runs never wrap around: a few extra slots follow the last home slot, and an insertion
-// that would run past them grows the table instead. An erase never moves an entry: it empties
-// its slot when no displaced entry follows, and leaves a tombstone otherwise; an insert of the
-// same tag revives it in place, and the next rehash drops the rest. Measured alternatives
+// Whole tags are rebuilt, not stored: the key gives q = tag * capacity >> 25 (the home, from the
+// slot and the distance, and the 7 bits below it); the tags sharing a q are a run of at most
+// 2^25 / capacity integers, at most 2^16 from 512 slots up, so the record's low 16 bits pick
+// one. Smaller tables keep the whole tags (4 more bytes a slot, under 2 KB) and their lookups
+// may meet an entry of another tag with the same key and low bits, which the caller's record
+// or address comparison rejects.
+//
+// Runs never wrap around: a few extra slots follow the last home slot, and an insertion that
+// would run past them grows the table instead; so does one that would put an entry more than
+// 253 slots past its home (the key's high byte). At 7/8 load the farthest entry sits 34 slots
+// from home in 4,096-slot tables (worst of 200 random fills), 52 at 10^6 slots and 47 at
+// 1.15 * 10^7 (worst of 5; bench/probes/displacement.cpp), so only members sharing one 32-bit
+// tag reach it: 255 of them cannot be placed at any size, and the insert of the 255th throws
+// std::length_error (the hash is mixed first, so it takes a Hash that gives 255 members one
+// value). An erase never moves an entry: it empties its
+// slot when no displaced entry follows, and leaves a tombstone otherwise; an insert next to a
+// tombstone revives it in place, and the next rehash drops the rest. Measured alternatives
 // (callgrind, bench/probes/pop_cost.cpp): shifting the whole run back cost 2624 instructions
 // per pop + re-add against 2015 for shifting at most 8 entries, and that bound cost 911
 // instructions and 1.84 mispredicted branches per ZPOPMIN at 10^3 against 807 and 0.66 for
-// never shifting (a job queue of ZADD + ZPOPMIN: 2114 -> 2070 at 10^3, 2655 -> 2569 at 10^5;
-// lookups after erasing 50-90% of 10^5 members: the same count either way, the SIMD probe
-// steps over tombstones 16 slots at a time). Caveat: 24-bit node ids bound a set to 2^24
-// blocks (2^30 to 2^31 elements, blocks being half to fully used).
+// never shifting. Caveat: 24-bit node ids bound a set to 2^24 blocks (2^30 to 2^31 elements,
+// blocks being half to fully used).
 //
-// Caveat: at 10^7 members the tag array (~46 MB) is larger than this machine class's 32 MB L3,
-// while absl::flat_hash_map's 1-byte control array (16 MB) fits when the neighbours are quiet,
-// so a miss there costs zset a DRAM read that absl may not pay (absl's own 10^7 miss read 18.5
-// to 105 ns across four sittings of one binary). Measured alternatives for that case:
+// Measured alternatives for ZSCORE miss at 10^7 while the probed array was the 46 MB of 4-byte
+// tags:
 //   * a blocked Bloom filter of 5 bits per member (6.25 MB, 9.4% false positives) in front of
 //     the index (bench/probes/miss_filter.cpp) took a miss at 10^7 from 27-30 to 16 ns (absl:
 //     15) but a hit from 238-260 to 377-400 ns (absl: 102-110), and at 10^6 a hit from 162-163
@@ -54,16 +76,14 @@
 //     hit at 10^6 from 163-178 to 125-146 ns and ZRANK from 618-653 to 424-469 ns, but a miss
 //     from 11.7-13.4 to 13.6-34.8 ns (absl: 10.2-11.8): one more line per miss, which the miss
 //     target (1.2x absl) cannot afford;
-//   * a second design of the same 9 bytes a slot, a 1-byte control array (7 tag bits and a live
-//     bit; 12 MB at 10^7) beside 8-byte entries (the other 24 tag bits and the address): with
-//     no order in the probed bytes a miss must reach the first empty slot, past the first 32
-//     about half the time at 7/8 load, so a miss in cache mispredicted 0.79 branches against
-//     under 0.001 and took 14 ns against 6.8 at 10^3 (absl: 5.5-6.9), and at 10^7 it was no better
-//     (131 and 68 ns against 71 and 65; bench/probes/lookup_cost.cpp, docs/benchmarks.md);
+//   * a 1-byte control array (7 tag bits and a live bit; 12 MB at 10^7) beside 8-byte entries
+//     (the other 24 tag bits and the address): with no order in the probed bytes a miss must
+//     reach the first empty slot, past the first 32 about half the time at 7/8 load, so a miss
+//     in cache mispredicted 0.79 branches against under 0.001 and took 14 ns against 6.8 at
+//     10^3 (absl: 5.5-6.9), and at 10^7 it was no better (131 and 68 ns against 71 and 65);
 //   * huge pages for the table (madvise, granted by the kernel): no change beyond the noise at
-//     10^7, so the cost is the L3's capacity, not the TLB.
-// Order in the probed bytes at 2 bytes a slot would fit in L3 but costs 1.2 bytes per member,
-// past the 38-byte budget at 10^6.
+//     10^7, so the cost was the L3's capacity, not the TLB.
+// The 2-byte keys keep the order the 1-byte control array lacked in the bytes it saves.
 #pragma once
 
 #include <cstddef>
@@ -84,21 +104,30 @@ template <class Allocator>
 class hash_index
     : private allocator_holder<
           typename std::allocator_traits<Allocator>::template rebind_alloc<std::uint32_t>> {
-    // One allocation of 32-bit words holds both arrays (so `tags` is aligned whatever the
+    // One allocation of 32-bit words holds every array (so each is aligned whatever the
     // allocator's own alignment for bytes).
     using word_traits =
         typename std::allocator_traits<Allocator>::template rebind_traits<std::uint32_t>;
     using word_allocator = typename word_traits::allocator_type;
     /// Slots after the last home slot: enough for the longest run at 7/8 load (a small table
     /// needs fewer), plus one sentinel slot that always stays empty, so every probe loop ends
-    /// on a zero.
+    /// on an empty key.
     static constexpr std::size_t overflow_for(std::size_t cap) noexcept {
         return cap < 2048 ? 16 + cap / 16 : 256;
     }
     static constexpr std::size_t extra_for(std::size_t cap) noexcept {
         return overflow_for(cap) + 1;
     }
-    static constexpr std::size_t ref_bytes = 5;
+    /// A record: the tag's low 16 bits, then the address (node id 24 bits, ref 16 bits).
+    static constexpr std::size_t record_bytes = 7;
+    static constexpr std::uint16_t empty_key = 0xffff;
+    /// The farthest an entry may sit from its home: its key's high byte is 254 minus that
+    /// distance, so 1..254 for an entry and 255 only for an empty slot.
+    static constexpr std::size_t max_displacement = 253;
+    /// Below this capacity a key and the tag's low 16 bits do not pin the tag down (the home
+    /// and the key's 7 fraction bits give log2(capacity) + 7 of its 32 bits), so the table
+    /// keeps every tag whole in a third array.
+    static constexpr std::size_t whole_tags_below = 512;
 
 public:
     using size_type = std::size_t;
@@ -117,7 +146,7 @@ public:
         if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
         mem_ = nullptr;
         capacity_ = 0;
-        slots_ = 0;
+        records_at_ = 0;
         tombstones_ = 0;
         size_ = 0;
     }
@@ -125,7 +154,7 @@ public:
     void swap(hash_index& other) noexcept {
         using std::swap;
         swap(mem_, other.mem_);
-        swap(slots_, other.slots_);
+        swap(records_at_, other.records_at_);
         swap(tombstones_, other.tombstones_);
         swap(capacity_, other.capacity_);
         swap(size_, other.size_);
@@ -143,8 +172,8 @@ public:
         return mem_ == nullptr ? 0 : words_for(capacity_) * sizeof(std::uint32_t);
     }
 
-    /// The tag of a hash: its high 32 bits, odd (bit 0 marks a live entry; an erased entry keeps
-    /// its tag minus one as a tombstone, so runs stay ordered by tag | 1) and at least 3.
+    /// The tag of a hash: its high 32 bits, odd (bit 0 marks a live entry; an erased entry
+    /// keeps its tag minus one as a tombstone, so runs stay ordered by tag | 1) and at least 3.
     static std::uint32_t tag_of(std::uint64_t hash) noexcept {
         const auto t = static_cast<std::uint32_t>(hash >> 32) | 1u;
         return t == 1 ? 3 : t;
@@ -169,25 +198,23 @@ public:
     void prefetch(std::uint32_t tag) const noexcept {
         if (size_ == 0) return;
         const size_type h = home(tag);
-        detail::prefetch(tags() + h);
-        detail::prefetch(refs() + h * ref_bytes);
+        detail::prefetch(keys() + h);
+        detail::prefetch(records() + h * record_bytes);
     }
 
-    /// The first slot holding a live entry with this tag, or npos. Expected O(1): a few tag
-    /// comparisons in one cache line. With next_match, walks the candidates for a member.
+    /// The first slot holding a live entry with this tag, or npos. Expected O(1): a few key
+    /// comparisons in one cache line, and the record of a slot whose key matches. With
+    /// next_match, walks the candidates for a member. In a table of under 512 slots an entry
+    /// of another tag with the same key and low 16 bits is a candidate too (see has_tag).
     ZSET_ALWAYS_INLINE size_type first_match(std::uint32_t tag) const noexcept {
         if (size_ == 0) return npos;
-        const std::uint32_t* t = tags();
-        const size_type i = first_not_below(t, home(tag), tag);
-        if (t[i] == tag) return i;
-        return (t[i] | 1u) == tag ? next_match(i, tag) : npos;  // a tombstone of this tag first
+        const size_type h = home(tag);
+        const std::uint32_t at_home = key_at_home(tag);
+        return match_from(first_not_below(keys(), h, at_home), h, at_home, tag);
     }
     /// The next slot after `slot` holding a live entry with this tag, or npos.
     size_type next_match(size_type slot, std::uint32_t tag) const noexcept {
-        const std::uint32_t* t = tags();
-        for (size_type i = slot + 1; (t[i] | 1u) == tag; ++i)
-            if (t[i] == tag) return i;
-        return npos;
+        return match_from(slot + 1, home(tag), key_at_home(tag), tag);
     }
 
     /// The slot of the first live entry with this tag for which `is_member(address)` returns
@@ -214,46 +241,54 @@ public:
     }
 
     ZSET_ALWAYS_INLINE record_address address(size_type slot) const noexcept {
+        const unsigned char* r = records() + slot * record_bytes + 2;
         std::uint32_t low;
-        std::memcpy(&low, refs() + slot * ref_bytes, sizeof low);
-        const std::uint32_t high = refs()[slot * ref_bytes + 4];
+        std::memcpy(&low, r, sizeof low);
+        const std::uint32_t high = r[4];
         return record_address{low & max_node,
                               static_cast<std::uint16_t>((low >> 24) | (high << 8))};
     }
-    std::uint32_t tag_at(size_type slot) const noexcept { return tags()[slot]; }
+    /// The tag in `slot`: 0 when empty, the tag minus one for a tombstone.
+    std::uint32_t tag_at(size_type slot) const noexcept {
+        const std::uint16_t k = keys()[slot];
+        if (k == empty_key) return 0;
+        const std::uint32_t t = whole_tag(slot, fraction_scale(capacity_));
+        return dead(k) ? t - 1 : t;
+    }
 
     /// Points the entry in `slot` at a. Never throws.
     void set_address(size_type slot, record_address a) noexcept {
+        unsigned char* r = records() + slot * record_bytes + 2;
         const std::uint32_t low = a.node | (std::uint32_t{a.ref} << 24);
-        std::memcpy(refs() + slot * ref_bytes, &low, sizeof low);
-        refs()[slot * ref_bytes + 4] = static_cast<unsigned char>(a.ref >> 8);
+        std::memcpy(r, &low, sizeof low);
+        r[4] = static_cast<unsigned char>(a.ref >> 8);
     }
 
     /// Adds an entry; the caller guarantees the member is absent. Strong guarantee (grows or
     /// drops tombstones first when needed).
     void insert(std::uint32_t tag, record_address a) {
         reserve(size_ + 1);
-        while (!try_place(tag, a)) rehash(capacity_ + capacity_ / 8);
+        while (!try_place(tag, a)) rehash(grown(capacity_, size_ + 1));
         ++size_;
     }
 
     /// Removes the entry in `slot` without moving any other: when the next slot holds an entry
     /// displaced from its home, the run must stay unbroken and the entry becomes a tombstone
-    /// (its tag minus one); otherwise the slot is emptied, and so are the tombstones just
-    /// before it, which nothing after the empty slot needs any more. O(1) expected. Never
+    /// (its key's live bit cleared); otherwise the slot is emptied, and so are the tombstones
+    /// just before it, which nothing after the empty slot needs any more. O(1) expected. Never
     /// allocates, never throws.
     void erase_slot(size_type slot) noexcept {
-        std::uint32_t* t = tags();
+        std::uint16_t* k = keys();
         --size_;
-        const size_type next = slot + 1;
-        if (t[next] != 0 && home(t[next] | 1u) < next) {
-            t[slot] -= 1;
+        const std::uint16_t next = k[slot + 1];
+        if (next != empty_key && displacement(next) != 0) {
+            k[slot] = static_cast<std::uint16_t>(k[slot] & ~1u);
             ++tombstones_;
             return;
         }
-        t[slot] = 0;
-        for (size_type at = slot; at > 0 && dead(t[at - 1]); --at) {
-            t[at - 1] = 0;
+        k[slot] = empty_key;
+        for (size_type at = slot; at > 0 && dead(k[at - 1]); --at) {
+            k[at - 1] = empty_key;
             --tombstones_;
         }
     }
@@ -272,36 +307,48 @@ public:
     void for_each_in_tag_range(std::uint32_t first, std::uint32_t last, Visit&& visit) const {
         if (size_ == 0) return;
         const size_type end = capacity_ + overflow_for(capacity_);
+        const double scale = fraction_scale(capacity_);
         for (size_type i = home(first); i != end; ++i) {
-            const std::uint32_t t = tags()[i];
-            if (t == 0) {
+            const std::uint16_t k = keys()[i];
+            if (k == empty_key) {
                 if (i > home(last)) return;
                 continue;
             }
-            if ((t | 1u) > last) return;
-            if (!dead(t) && t >= first) visit(t, address(i));
+            const std::uint32_t t = whole_tag(i, scale);
+            if (t > last) return;
+            if (!dead(k) && t >= first) visit(t, address(i));
         }
     }
 
     /// Calls `visit(tag, address)` for every entry.
     template <class Visit>
     void for_each(Visit&& visit) const {
+        const double scale = fraction_scale(capacity_);
         for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i)
-            if (tags()[i] != 0 && !dead(tags()[i])) visit(tags()[i], address(i));
+            if (keys()[i] != empty_key && !dead(keys()[i])) visit(whole_tag(i, scale), address(i));
     }
 
-    /// Checks that every run is sorted, every entry sits at or after its home, and the counts.
+    /// Checks that every key encodes its entry's tag and distance from home, that every run is
+    /// sorted by tag, and the counts.
     bool validate() const noexcept {
         size_type live = 0, tombs = 0;
+        std::uint32_t before = 0;  // the tag of the previous occupied slot, 0 after an empty one
+        const double scale = fraction_scale(capacity_);
         for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i) {
-            const std::uint32_t t = tags()[i];
-            if (t == 0) continue;
-            ++(dead(t) ? tombs : live);
-            if (home(t | 1u) > i) return false;
-            if (i > 0 && tags()[i - 1] != 0 && (tags()[i - 1] | 1u) > (t | 1u)) return false;
+            const std::uint16_t k = keys()[i];
+            if (k == empty_key) {
+                before = 0;
+                continue;
+            }
+            ++(dead(k) ? tombs : live);
+            const std::uint32_t t = whole_tag(i, scale);
+            const size_type h = home(t);
+            if (h > i || i - h > max_displacement || (k | 1u) != key_at(t, h, i)) return false;
+            if (t < before) return false;
+            before = t;
         }
         return live == size_ && tombs == tombstones_ &&
-               (mem_ == nullptr || tags()[capacity_ + overflow_for(capacity_)] == 0);
+               (mem_ == nullptr || keys()[capacity_ + overflow_for(capacity_)] == empty_key);
     }
 
 private:
@@ -309,121 +356,224 @@ private:
 
     word_allocator& alloc() noexcept { return this->held_allocator(); }
 
-    std::uint32_t* tags() const noexcept { return mem_; }
-    unsigned char* refs() const noexcept { return reinterpret_cast<unsigned char*>(mem_ + slots_); }
-
-    /// 32-bit words of a table of `cap` home slots: the tags, then the refs.
-    static size_type words_for(size_type cap) noexcept {
-        const size_type slots = cap + extra_for(cap);
-        return slots + (slots * ref_bytes + sizeof(std::uint32_t) - 1) / sizeof(std::uint32_t);
+    static bool keeps_whole_tags(size_type cap) noexcept { return cap < whole_tags_below; }
+    static size_type key_words(size_type cap) noexcept {
+        return ((cap + extra_for(cap)) * sizeof(std::uint16_t) + sizeof(std::uint32_t) - 1) /
+               sizeof(std::uint32_t);
     }
+    /// A small table's records take 8 bytes a slot, so its whole tags start at a multiple of
+    /// records_at_ (no division on the lookup path).
+    static size_type record_words(size_type cap) noexcept {
+        if (keeps_whole_tags(cap)) return 4 * key_words(cap);
+        return ((cap + extra_for(cap)) * record_bytes + sizeof(std::uint32_t) - 1) /
+               sizeof(std::uint32_t);
+    }
+    /// 32-bit words of a table of `cap` home slots: the keys, the records (a probe may read 15
+    /// keys past the sentinel: the records follow), then the whole tags (small tables only).
+    static size_type words_for(size_type cap) noexcept {
+        return key_words(cap) + record_words(cap) +
+               (keeps_whole_tags(cap) ? cap + extra_for(cap) : 0);
+    }
+    std::uint16_t* keys() const noexcept { return reinterpret_cast<std::uint16_t*>(mem_); }
+    unsigned char* records() const noexcept {
+        return reinterpret_cast<unsigned char*>(mem_ + records_at_);
+    }
+    std::uint32_t* whole_tags() const noexcept { return mem_ + 5 * std::size_t{records_at_}; }
 
     size_type home(std::uint32_t tag) const noexcept {
         return static_cast<size_type>((static_cast<std::uint64_t>(tag) * capacity_) >> 32);
     }
+    /// The key of a live entry with this tag sitting at its home: high byte 254, then the 7
+    /// bits of tag * capacity just below the home's, then the live bit. At `d` slots past its
+    /// home the key is 256 * d less.
+    std::uint32_t key_at_home(std::uint32_t tag) const noexcept {
+        const auto fraction =
+            static_cast<std::uint32_t>((static_cast<std::uint64_t>(tag) * capacity_) >> 25) & 127u;
+        return (254u << 8) | (fraction << 1) | 1u;
+    }
+    std::uint32_t key_at(std::uint32_t tag, size_type h, size_type slot) const noexcept {
+        return key_at_home(tag) - static_cast<std::uint32_t>((slot - h) << 8);
+    }
+    static size_type displacement(std::uint16_t key) noexcept { return 254u - (key >> 8); }
+    static bool dead(std::uint16_t key) noexcept { return (key & 1u) == 0; }
+    /// 2^25 / capacity, for whole_tag's estimate.
+    static double fraction_scale(size_type cap) noexcept {
+        return cap == 0 ? 0.0 : 33554432.0 / static_cast<double>(cap);
+    }
+
+    /// The tag (live form) of the entry in an occupied slot. Its key gives q = tag * capacity
+    /// >> 25 (the home, from the slot and the displacement, and 7 bits below it); the tags with
+    /// that q form a run of at most 2^25 / capacity <= 2^16 integers, so the stored low 16 bits
+    /// pick one. q * 2^25 / capacity, by a multiply, is within 2 of the run's first tag: the
+    /// first tag from 1 below it with the right low bits is the tag or 2^16 short of it.
+    std::uint32_t whole_tag(size_type slot, double scale) const noexcept {
+        if (keeps_whole_tags(capacity_)) return whole_tags()[slot];
+        const std::uint16_t k = keys()[slot];
+        const std::uint64_t q = (std::uint64_t{slot - displacement(k)} << 7) | ((k >> 1) & 127u);
+        const auto estimate = static_cast<std::uint64_t>(static_cast<double>(q) * scale);
+        const std::uint64_t start = estimate == 0 ? 0 : estimate - 1;
+        std::uint64_t t = start + ((std::uint64_t{low_tag(slot)} - start) & 0xffffu);
+        if (((t * capacity_) >> 25) != q) t += 0x10000;
+        return static_cast<std::uint32_t>(t);
+    }
+    std::uint16_t low_tag(size_type slot) const noexcept {
+        std::uint16_t low;
+        std::memcpy(&low, records() + slot * record_bytes, sizeof low);
+        return low;
+    }
+    /// Whether the live entry in `slot`, whose key matches the tag's, may have that tag: in a
+    /// table of 512 slots or more the key and the low 16 bits decide it (see whole_tag); in a
+    /// smaller one a few entries of other tags pass too, which every caller tells apart by
+    /// the record or the address (lookups read no whole tag).
+    bool has_tag(size_type slot, std::uint32_t tag) const noexcept {
+        return low_tag(slot) == static_cast<std::uint16_t>(tag);
+    }
+    void write_entry(size_type slot, std::uint32_t key, std::uint32_t tag,
+                     record_address a) noexcept {
+        keys()[slot] = static_cast<std::uint16_t>(key);
+        const auto low = static_cast<std::uint16_t>(tag);
+        std::memcpy(records() + slot * record_bytes, &low, sizeof low);
+        set_address(slot, a);
+        if (keeps_whole_tags(capacity_)) whole_tags()[slot] = tag;
+    }
+
+    /// The first live entry with this tag at or after slot `i`, among the slots whose keys
+    /// match the tag's key there (a 7-bit fraction shared by ~1/150 of misses), or npos.
+    ZSET_ALWAYS_INLINE size_type match_from(size_type i, size_type h, std::uint32_t at_home,
+                                            std::uint32_t tag) const noexcept {
+        const std::uint16_t* k = keys();
+        for (std::uint32_t want = at_home - static_cast<std::uint32_t>((i - h) << 8);
+             (k[i] | 1u) == want; ++i, want -= 256)
+            if (k[i] == want && has_tag(i, tag)) return i;
+        return npos;
+    }
 
     /// Puts (tag, a) in tag order into its run, into a tombstone where one fits; false if the
-    /// run would pass the overflow area.
+    /// run would pass the overflow area or an entry would sit too far from its home.
     bool try_place(std::uint32_t tag, record_address a) noexcept {
-        std::uint32_t* t = tags();
+        const std::uint16_t* k = keys();
         const size_type end = capacity_ + overflow_for(capacity_);
-        size_type s = home(tag);
-        while (s != end && t[s] != 0 && (t[s] | 1u) < tag) ++s;
-        // a tombstone among the entries of the same tag, or just before them, takes it as is
-        for (size_type j = s; j != end && t[j] != 0 && (t[j] | 1u) == tag; ++j)
-            if (dead(t[j])) return revive(j, tag, a);
-        if (s > home(tag) && dead(t[s - 1])) return revive(s - 1, tag, a);
+        const size_type h = home(tag);
+        const std::uint32_t at_home = key_at_home(tag);
+        size_type s = first_not_below(k, h, at_home);
+        // keys equal to its own: the entries' whole tags decide the order
+        const double scale = fraction_scale(capacity_);
+        while ((k[s] | 1u) == key_at(tag, h, s) && whole_tag(s, scale) < tag) ++s;
+        if (s - h > max_displacement) return false;
+        if (k[s] != empty_key && dead(k[s])) return revive(s, tag, h, a);
+        if (s > h && dead(k[s - 1])) return revive(s - 1, tag, h, a);
         // else shift the rest of the run right, into the first empty slot or tombstone
         size_type hole = s;
-        while (hole != end && t[hole] != 0 && !dead(t[hole])) ++hole;
+        while (hole != end && k[hole] != empty_key && !dead(k[hole])) {
+            if (displacement(k[hole]) == max_displacement) return false;
+            ++hole;
+        }
         if (hole == end) return false;
-        if (t[hole] != 0) --tombstones_;
-        std::memmove(t + s + 1, t + s, (hole - s) * sizeof *t);
-        std::memmove(refs() + (s + 1) * ref_bytes, refs() + s * ref_bytes, (hole - s) * ref_bytes);
-        t[s] = tag;
-        set_address(s, a);
+        if (k[hole] != empty_key) --tombstones_;
+        shift_right(s, hole);
+        write_entry(s, key_at(tag, h, s), tag, a);
         return true;
     }
-    bool revive(size_type slot, std::uint32_t tag, record_address a) noexcept {
-        tags()[slot] = tag;
-        set_address(slot, a);
+    /// Moves the live entries in [from, to) one slot right (each a slot further from home).
+    void shift_right(size_type from, size_type to) noexcept {
+        std::uint16_t* k = keys();
+        for (size_type i = to; i != from; --i) k[i] = static_cast<std::uint16_t>(k[i - 1] - 256u);
+        std::memmove(records() + (from + 1) * record_bytes, records() + from * record_bytes,
+                     (to - from) * record_bytes);
+        if (keeps_whole_tags(capacity_))
+            std::memmove(whole_tags() + from + 1, whole_tags() + from,
+                         (to - from) * sizeof(std::uint32_t));
+    }
+    bool revive(size_type slot, std::uint32_t tag, size_type h, record_address a) noexcept {
+        write_entry(slot, key_at(tag, h, slot), tag, a);
         --tombstones_;
         return true;
     }
-    static bool dead(std::uint32_t t) noexcept { return (t & 1u) == 0 && t != 0; }
 
-    /// The first slot at or after i whose tag is not below `tag` or that is empty. Entries
-    /// below the tag form a prefix of the run, so with SSE2 sixteen slots are tested per step and
-    /// the loop almost always ends in one (a scalar loop's exit is a mispredicted branch per
-    /// lookup). 0 (empty) wraps to the largest value, so one comparison stops at empty or
-    /// larger tags (a tombstone of this tag, tag - 1, is passed over too). May read 15 slots
-    /// past the sentinel: the refs array follows.
-    ZSET_ALWAYS_INLINE static size_type first_not_below(const std::uint32_t* t, size_type i,
-                                                        std::uint32_t tag) noexcept {
+    /// The first slot at or after the home h whose key is not below the key an entry with
+    /// this tag would have there (at_home - 256 per slot past home), or that is empty. Entries
+    /// below form a prefix of the run, so with SSE2 sixteen slots are tested per step and the
+    /// loop almost always ends in one (a scalar loop's exit is a mispredicted branch per
+    /// lookup). The empty key is the largest; a tombstone's key is compared with its live bit
+    /// set, so a tombstone of the same key stops the loop too. Past 254 slots the wanted key's
+    /// high byte would be 0, below every entry's, so the loop ends there at the latest. May
+    /// read 15 slots past the sentinel: the records follow.
+    ZSET_ALWAYS_INLINE static size_type first_not_below(const std::uint16_t* k, size_type h,
+                                                        std::uint32_t at_home) noexcept {
 #ifdef ZSET_DETAIL_SSE2
-        const __m128i one = _mm_set1_epi32(1);
-        const __m128i flip = _mm_set1_epi32(static_cast<int>(0x80000000u));
-        const __m128i key = _mm_set1_epi32(static_cast<int>((tag - 1u) ^ 0x80000000u));
-        const auto below = [&](size_type at) ZSET_LAMBDA_INLINE {
-            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(t + at));
-            const __m128i biased = _mm_xor_si128(_mm_sub_epi32(v, one), flip);
-            return static_cast<unsigned>(
-                _mm_movemask_ps(_mm_castsi128_ps(_mm_cmplt_epi32(biased, key))));
+        const __m128i one = _mm_set1_epi16(1);
+        const __m128i zero = _mm_setzero_si128();
+        const __m128i first8 = _mm_setr_epi16(0, 256, 512, 768, 1024, 1280, 1536, 1792);
+        const __m128i next8 = _mm_setr_epi16(2048, 2304, 2560, 2816, 3072, 3328, 3584, 3840);
+        const __m128i step = _mm_set1_epi16(4096);
+        __m128i want = _mm_set1_epi16(static_cast<short>(at_home));
+        // lanes where (key | 1) >= wanted key, by unsigned saturating subtraction
+        const auto not_below = [&](size_type at, __m128i lane_offsets) ZSET_LAMBDA_INLINE {
+            const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(k + at));
+            const __m128i wanted = _mm_subs_epu16(want, lane_offsets);
+            return _mm_cmpeq_epi16(_mm_subs_epu16(wanted, _mm_or_si128(v, one)), zero);
         };
-        for (;; i += 16) {
-            const unsigned mask =
-                below(i) | (below(i + 4) << 4) | (below(i + 8) << 8) | (below(i + 12) << 12);
-            if (mask != 0xffffu) return i + lowest_bit(~mask & 0xffffu);
+        for (size_type i = h;; i += 16) {
+            const auto mask = static_cast<unsigned>(
+                _mm_movemask_epi8(_mm_packs_epi16(not_below(i, first8), not_below(i + 8, next8))));
+            if (mask != 0) return i + lowest_bit(mask);
+            want = _mm_subs_epu16(want, step);
         }
 #else
-        while (t[i] - 1u < tag - 1u) ++i;
+        size_type i = h;
+        for (std::uint32_t want = at_home; (k[i] | 1u) < want; want -= 256) ++i;
         return i;
 #endif
     }
 
-    /// Moves every entry to a table of `new_capacity` home slots in one ordered pass.
+    /// Moves every entry to a table of `new_capacity` home slots in one ordered pass; grows it
+    /// further while a run would overflow or an entry sit too far from home.
     ZSET_NOINLINE void rehash(size_type new_capacity) {
-        for (;;) {
-            std::uint32_t* fresh = word_traits::allocate(alloc(), words_for(new_capacity));
-            std::memset(fresh, 0, words_for(new_capacity) * sizeof *fresh);
-            std::uint32_t* fresh_tags = fresh;
-            unsigned char* fresh_refs =
-                reinterpret_cast<unsigned char*>(fresh + new_capacity + extra_for(new_capacity));
-            // entries are in tag order already (runs are sorted and homes are monotone), so
-            // each lands at max(its home, one past the previous entry)
-            size_type next = 0;
-            bool fits = true;
-            for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i) {
-                if (tags()[i] == 0 || dead(tags()[i])) continue;
-                const size_type h =
-                    static_cast<size_type>((std::uint64_t{tags()[i]} * new_capacity) >> 32);
-                const size_type at = h > next ? h : next;
-                if (at >= new_capacity + overflow_for(new_capacity)) {
-                    fits = false;
-                    break;
-                }
-                fresh_tags[at] = tags()[i];
-                std::memcpy(fresh_refs + at * ref_bytes, refs() + i * ref_bytes, ref_bytes);
-                next = at + 1;
-            }
-            if (!fits) {
-                word_traits::deallocate(alloc(), fresh, words_for(new_capacity));
-                new_capacity += new_capacity / 8;
-                continue;
-            }
-            if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
-            mem_ = fresh;
-            capacity_ = static_cast<std::uint32_t>(new_capacity);
-            slots_ = static_cast<std::uint32_t>(new_capacity + extra_for(new_capacity));
-            tombstones_ = 0;
-            return;
+        const size_type asked = new_capacity;
+        while (!rehash_into(new_capacity)) new_capacity = grown(new_capacity, asked);
+    }
+    /// The capacity after `cap` when a table of it could not hold its entries (`need`: their
+    /// count, or the capacity asked for). Only members sharing a tag,
+    /// 255 of them, put an entry too far from home at every capacity: past 8 slots an
+    /// entry (plus 4096) growth gives up.
+    static size_type grown(size_type cap, size_type need) {
+        const size_type next = cap + cap / 8;
+        if (next > 8 * need + 4096 || next > 0x7fffffffu)
+            raise_length_error("zset: too many members share one hash value (255 or more)");
+        return next;
+    }
+    bool rehash_into(size_type new_capacity) {
+        hash_index fresh(alloc());
+        fresh.mem_ = word_traits::allocate(fresh.alloc(), words_for(new_capacity));
+        fresh.capacity_ = static_cast<std::uint32_t>(new_capacity);
+        fresh.records_at_ = static_cast<std::uint32_t>(key_words(new_capacity));
+        std::memset(fresh.mem_, 0, words_for(new_capacity) * sizeof(std::uint32_t));
+        std::memset(fresh.keys(), 0xff,
+                    (new_capacity + extra_for(new_capacity)) * sizeof(std::uint16_t));
+        // entries are in tag order already (runs are sorted and homes are monotone), so
+        // each lands at max(its home, one past the previous entry)
+        const size_type end = mem_ == nullptr ? 0 : capacity_ + overflow_for(capacity_);
+        const size_type fresh_end = new_capacity + overflow_for(new_capacity);
+        const double scale = fraction_scale(capacity_);
+        size_type next = 0;
+        for (size_type i = 0; i < end; ++i) {
+            if (keys()[i] == empty_key || dead(keys()[i])) continue;
+            const std::uint32_t tag = whole_tag(i, scale);
+            const size_type h = fresh.home(tag);
+            const size_type at = h > next ? h : next;
+            if (at >= fresh_end || at - h > max_displacement) return false;
+            fresh.write_entry(at, fresh.key_at(tag, h, at), tag, address(i));
+            next = at + 1;
         }
+        fresh.size_ = size_;
+        swap(fresh);
+        return true;
     }
 
-    std::uint32_t* mem_ = nullptr;  // the tags, then the refs
+    std::uint32_t* mem_ = nullptr;  // the keys, the records, the whole tags (small tables)
     // 32-bit counts (a set holds fewer than 2^32 members) keep the index 24 bytes
     std::uint32_t capacity_ = 0;
-    std::uint32_t slots_ = 0;  // capacity_ + extra_for(capacity_): where the refs start
+    std::uint32_t records_at_ = 0;  // key_words(capacity_): where the records start
     std::uint32_t size_ = 0;
     std::uint32_t tombstones_ = 0;
 };
