@@ -20,10 +20,12 @@
 // Why 2-byte keys: at 10^7 members the probed array is 23 MB, inside this machine class's 32 MB
 // L3 (the 4-byte tags were 46 MB, absl::flat_hash_map's control bytes 16 MB). Random probes of
 // a bare array (a pooled string's hash, then one SIMD step at its home;
-// bench/probes/probe_width.cpp) took 64-73 ns at 4 bytes a slot, 24-60 at 2 and 20-59 at
-// absl's 1 byte. ZSCORE miss at 10^7 in the suite, four alternating rounds of the two headers
-// (`ZSET_BENCH_SIZES=... zset_bench --benchmark_filter='^zscore_(hit|miss)/(zset|absl)/'`):
+// bench/probes/probe_width.cpp, four rounds) took 82-98 ns at 4 bytes a slot, 64-78 at 2 and
+// 42-65 at absl's 1 byte. ZSCORE miss at 10^7 in the suite, four alternating rounds of the two
+// headers (`ZSET_BENCH_SIZES=... zset_bench --benchmark_filter='^zscore_(hit|miss)/(zset|absl)/'`):
 // 36-68 ns (absl in the same runs 17-65; ratios 1.05-2.09) -> 22-49 ns (absl 19-42; 0.86-1.32).
+// Caveat: the full run after the change still read 1.79 (28.2 ns against absl's 15.8): absl's
+// 16 MB stay in a busy L3 more often than 23 MB do.
 //
 // Placement is linear probing from the home slot `tag * capacity >> 32` (a multiply, not a
 // mask, so any capacity works), with every run of occupied slots kept sorted by tag. Because the
@@ -46,9 +48,10 @@
 // Whole tags are rebuilt, not stored: the key gives q = tag * capacity >> 25 (the home, from the
 // slot and the distance, and the 7 bits below it); the tags sharing a q are a run of at most
 // 2^25 / capacity integers, at most 2^16 from 512 slots up, so the record's low 16 bits pick
-// one. Smaller tables keep the whole tags (4 more bytes a slot, under 2 KB) and their lookups
-// may meet an entry of another tag with the same key and low bits, which the caller's record
-// or address comparison rejects.
+// one. Smaller tables keep the whole tags and 8-byte records (5 more bytes a slot, under 3 KB:
+// a set held in skiplist mode at 100 members takes 46.8 bytes an element against 39.9 with
+// the 4-byte tags), and their lookups may meet an entry of another tag with the same key and
+// low bits, which the caller's record or address comparison rejects.
 //
 // Runs never wrap around: a few extra slots follow the last home slot, and an insertion that
 // would run past them grows the table instead; so does one that would put an entry more than
