@@ -126,49 +126,52 @@ TEST_CASE("hash_index: random inserts and erases against a model", "[hash_index]
     }
 }
 
-TEST_CASE("hash_index: a table of 512 slots or more rebuilds every tag from its key and low bits",
+TEST_CASE("hash_index: every tag is rebuilt from its key and low bits, in small and large tables",
           "[hash_index]") {
-    std::mt19937 rng(20261126);
-    index_type index;
-    std::vector<std::pair<std::uint32_t, record_address>> model;
-    // the extremes of the tag range, then random tags, past several growths
-    for (const std::uint32_t tag : {3u, 5u, 0xffffffffu, 0xfffffffdu, 0x80000001u}) {
-        model.emplace_back(tag, address_of(static_cast<std::uint32_t>(model.size())));
-        index.insert(tag, model.back().second);
+    // 300 entries: a table under 512 slots (24 stored tag bits); 20000: 16 stored bits
+    for (const std::size_t entries : {std::size_t{300}, std::size_t{20000}}) {
+        std::mt19937 rng(static_cast<unsigned>(entries));
+        index_type index;
+        std::vector<std::pair<std::uint32_t, record_address>> model;
+        // the extremes of the tag range, then random tags, past several growths
+        for (const std::uint32_t tag : {3u, 5u, 0xffffffffu, 0xfffffffdu, 0x80000001u}) {
+            model.emplace_back(tag, address_of(static_cast<std::uint32_t>(model.size())));
+            index.insert(tag, model.back().second);
+        }
+        while (model.size() < entries) {
+            const std::uint32_t tag = static_cast<std::uint32_t>(rng()) | 1u;
+            if (tag == 1) continue;
+            model.emplace_back(tag, address_of(static_cast<std::uint32_t>(model.size())));
+            index.insert(tag, model.back().second);
+        }
+        REQUIRE((index.capacity() >= 512) == (entries > 1000));
+        REQUIRE(index.validate());
+        std::vector<std::pair<std::uint32_t, record_address>> seen;
+        index.for_each([&](std::uint32_t tag, record_address a) { seen.emplace_back(tag, a); });
+        const auto by_address = [](const auto& x, const auto& y) {
+            return x.second.node < y.second.node;
+        };
+        std::sort(seen.begin(), seen.end(), by_address);
+        std::sort(model.begin(), model.end(), by_address);
+        REQUIRE(seen.size() == model.size());
+        for (std::size_t i = 0; i < model.size(); ++i) {
+            REQUIRE(seen[i].first == model[i].first);
+            REQUIRE(seen[i].second == model[i].second);
+        }
+        // a tag range visits exactly the entries whose tags lie in it
+        const std::uint32_t first = 0x40000000u, last = 0x4fffffffu;
+        std::size_t in_range = 0, visited = 0;
+        for (const auto& [tag, a] : model) in_range += tag >= first && tag <= last ? 1 : 0;
+        index.for_each_in_tag_range(first, last, [&](std::uint32_t tag, record_address) {
+            CHECK(tag >= first);
+            CHECK(tag <= last);
+            ++visited;
+        });
+        CHECK(visited == in_range);
     }
-    while (model.size() < 20000) {
-        const std::uint32_t tag = static_cast<std::uint32_t>(rng()) | 1u;
-        if (tag == 1) continue;
-        model.emplace_back(tag, address_of(static_cast<std::uint32_t>(model.size())));
-        index.insert(tag, model.back().second);
-    }
-    REQUIRE(index.capacity() >= 512);
-    REQUIRE(index.validate());
-    std::vector<std::pair<std::uint32_t, record_address>> seen;
-    index.for_each([&](std::uint32_t tag, record_address a) { seen.emplace_back(tag, a); });
-    const auto by_address = [](const auto& x, const auto& y) {
-        return x.second.node < y.second.node;
-    };
-    std::sort(seen.begin(), seen.end(), by_address);
-    std::sort(model.begin(), model.end(), by_address);
-    REQUIRE(seen.size() == model.size());
-    for (std::size_t i = 0; i < model.size(); ++i) {
-        REQUIRE(seen[i].first == model[i].first);
-        REQUIRE(seen[i].second == model[i].second);
-    }
-    // a tag range visits exactly the entries whose tags lie in it
-    const std::uint32_t first = 0x40000000u, last = 0x4fffffffu;
-    std::size_t in_range = 0, visited = 0;
-    for (const auto& [tag, a] : model) in_range += tag >= first && tag <= last ? 1 : 0;
-    index.for_each_in_tag_range(first, last, [&](std::uint32_t tag, record_address) {
-        CHECK(tag >= first);
-        CHECK(tag <= last);
-        ++visited;
-    });
-    CHECK(visited == in_range);
 }
 
-TEST_CASE("hash_index: 254 entries of one tag cannot be placed; the failed insert changes nothing",
+TEST_CASE("hash_index: 255 entries of one tag cannot be placed; the failed insert changes nothing",
           "[hash_index]") {
     index_type index;
     const std::uint32_t tag = 0x12345679u;

@@ -10,7 +10,7 @@
 //            tag * capacity just below the home's; 0xffff is an empty slot, a key with its live
 //            bit cleared a tombstone;
 //   records: 7 bytes per slot: the tag's low 16 bits, node id (24 bits) and ref (16 bits);
-//   whole tags: u32 per slot, in tables of under 512 slots only (see below).
+//   third tag bytes: bits 16-23 of the tag, in tables of under 512 slots only (see below).
 // 9 bytes a slot in all, as the former 4-byte tags + 5-byte refs; growth fills the table to
 // 7/8 and grows it by 1/8, so the load stays within 0.78-0.875 and the index costs 10.3-11.6
 // bytes per member (10.99 at 10^6). Measured alternatives: one array of 8-byte (tag, address)
@@ -48,10 +48,9 @@
 // Whole tags are rebuilt, not stored: the key gives q = tag * capacity >> 25 (the home, from the
 // slot and the distance, and the 7 bits below it); the tags sharing a q are a run of at most
 // 2^25 / capacity integers, at most 2^16 from 512 slots up, so the record's low 16 bits pick
-// one. Smaller tables keep the whole tags and 8-byte records (5 more bytes a slot, under 3 KB:
-// a set held in skiplist mode at 100 members takes 46.8 bytes an element against 39.9 with
-// the 4-byte tags), and their lookups may meet an entry of another tag with the same key and
-// low bits, which the caller's record or address comparison rejects.
+// one. Smaller tables keep 8 more tag bits in a byte a slot (under 600 bytes), and their
+// lookups, which compare the low 16 bits only, may meet an entry of another tag with the same
+// key and low bits, which the caller's record or address comparison rejects.
 //
 // Runs never wrap around: a few extra slots follow the last home slot, and an insertion that
 // would run past them grows the table instead; so does one that would put an entry more than
@@ -129,8 +128,8 @@ class hash_index
     static constexpr std::size_t max_displacement = 253;
     /// Below this capacity a key and the tag's low 16 bits do not pin the tag down (the home
     /// and the key's 7 fraction bits give log2(capacity) + 7 of its 32 bits), so the table
-    /// keeps every tag whole in a third array.
-    static constexpr std::size_t whole_tags_below = 512;
+    /// keeps bits 16-23 of every tag in a byte array after the records.
+    static constexpr std::size_t third_tag_byte_below = 512;
 
 public:
     using size_type = std::size_t;
@@ -359,29 +358,30 @@ private:
 
     word_allocator& alloc() noexcept { return this->held_allocator(); }
 
-    static bool keeps_whole_tags(size_type cap) noexcept { return cap < whole_tags_below; }
+    static bool keeps_third_tag_byte(size_type cap) noexcept { return cap < third_tag_byte_below; }
     static size_type key_words(size_type cap) noexcept {
         return ((cap + extra_for(cap)) * sizeof(std::uint16_t) + sizeof(std::uint32_t) - 1) /
                sizeof(std::uint32_t);
     }
-    /// A small table's records take 8 bytes a slot, so its whole tags start at a multiple of
-    /// records_at_ (no division on the lookup path).
     static size_type record_words(size_type cap) noexcept {
-        if (keeps_whole_tags(cap)) return 4 * key_words(cap);
         return ((cap + extra_for(cap)) * record_bytes + sizeof(std::uint32_t) - 1) /
                sizeof(std::uint32_t);
     }
     /// 32-bit words of a table of `cap` home slots: the keys, the records (a probe may read 15
-    /// keys past the sentinel: the records follow), then the whole tags (small tables only).
+    /// keys past the sentinel: the records follow), then the third tag bytes (small tables).
     static size_type words_for(size_type cap) noexcept {
         return key_words(cap) + record_words(cap) +
-               (keeps_whole_tags(cap) ? cap + extra_for(cap) : 0);
+               (keeps_third_tag_byte(cap)
+                    ? (cap + extra_for(cap) + sizeof(std::uint32_t) - 1) / sizeof(std::uint32_t)
+                    : 0);
     }
     std::uint16_t* keys() const noexcept { return reinterpret_cast<std::uint16_t*>(mem_); }
     unsigned char* records() const noexcept {
         return reinterpret_cast<unsigned char*>(mem_ + records_at_);
     }
-    std::uint32_t* whole_tags() const noexcept { return mem_ + 5 * std::size_t{records_at_}; }
+    unsigned char* third_tag_bytes() const noexcept {
+        return reinterpret_cast<unsigned char*>(mem_ + records_at_ + record_words(capacity_));
+    }
 
     size_type home(std::uint32_t tag) const noexcept {
         return static_cast<size_type>((static_cast<std::uint64_t>(tag) * capacity_) >> 32);
@@ -406,17 +406,21 @@ private:
 
     /// The tag (live form) of the entry in an occupied slot. Its key gives q = tag * capacity
     /// >> 25 (the home, from the slot and the displacement, and 7 bits below it); the tags with
-    /// that q form a run of at most 2^25 / capacity <= 2^16 integers, so the stored low 16 bits
-    /// pick one. q * 2^25 / capacity, by a multiply, is within 2 of the run's first tag: the
-    /// first tag from 1 below it with the right low bits is the tag or 2^16 short of it.
+    /// that q form a run of at most 2^25 / capacity integers, so the stored low bits pick one:
+    /// 16 of them from 512 slots up (2^25 / capacity <= 2^16), 24 below (<= 2^21: capacities
+    /// start at 16). q * 2^25 / capacity, by a multiply, is within 2 of the run's first tag:
+    /// the first tag from 1 below it with the right low bits is the tag or one period short.
     std::uint32_t whole_tag(size_type slot, double scale) const noexcept {
-        if (keeps_whole_tags(capacity_)) return whole_tags()[slot];
         const std::uint16_t k = keys()[slot];
         const std::uint64_t q = (std::uint64_t{slot - displacement(k)} << 7) | ((k >> 1) & 127u);
+        const bool third = keeps_third_tag_byte(capacity_);
+        const std::uint64_t period = third ? std::uint64_t{1} << 24 : std::uint64_t{1} << 16;
+        const std::uint64_t low =
+            low_tag(slot) | (third ? std::uint64_t{third_tag_bytes()[slot]} << 16 : 0);
         const auto estimate = static_cast<std::uint64_t>(static_cast<double>(q) * scale);
         const std::uint64_t start = estimate == 0 ? 0 : estimate - 1;
-        std::uint64_t t = start + ((std::uint64_t{low_tag(slot)} - start) & 0xffffu);
-        if (((t * capacity_) >> 25) != q) t += 0x10000;
+        std::uint64_t t = start + ((low - start) & (period - 1));
+        if (((t * capacity_) >> 25) != q) t += period;
         return static_cast<std::uint32_t>(t);
     }
     std::uint16_t low_tag(size_type slot) const noexcept {
@@ -437,7 +441,8 @@ private:
         const auto low = static_cast<std::uint16_t>(tag);
         std::memcpy(records() + slot * record_bytes, &low, sizeof low);
         set_address(slot, a);
-        if (keeps_whole_tags(capacity_)) whole_tags()[slot] = tag;
+        if (keeps_third_tag_byte(capacity_))
+            third_tag_bytes()[slot] = static_cast<unsigned char>(tag >> 16);
     }
 
     /// The first live entry with this tag at or after slot `i`, among the slots whose keys
@@ -483,9 +488,8 @@ private:
         for (size_type i = to; i != from; --i) k[i] = static_cast<std::uint16_t>(k[i - 1] - 256u);
         std::memmove(records() + (from + 1) * record_bytes, records() + from * record_bytes,
                      (to - from) * record_bytes);
-        if (keeps_whole_tags(capacity_))
-            std::memmove(whole_tags() + from + 1, whole_tags() + from,
-                         (to - from) * sizeof(std::uint32_t));
+        if (keeps_third_tag_byte(capacity_))
+            std::memmove(third_tag_bytes() + from + 1, third_tag_bytes() + from, to - from);
     }
     bool revive(size_type slot, std::uint32_t tag, size_type h, record_address a) noexcept {
         write_entry(slot, key_at(tag, h, slot), tag, a);
