@@ -463,13 +463,16 @@ private:
         const size_type end = capacity_ + overflow_for(capacity_);
         const size_type h = home(tag);
         const std::uint32_t at_home = key_at_home(tag);
+        const auto wanted = [&](size_type slot) {
+            return at_home - static_cast<std::uint32_t>((slot - h) << 8);
+        };
         size_type s = first_not_below(k, h, at_home);
         // keys equal to its own: the entries' whole tags decide the order
         const double scale = fraction_scale(capacity_);
-        while ((k[s] | 1u) == key_at(tag, h, s) && whole_tag(s, scale) < tag) ++s;
+        while ((k[s] | 1u) == wanted(s) && whole_tag(s, scale) < tag) ++s;
         if (s - h > max_displacement) return false;
-        if (k[s] != empty_key && dead(k[s])) return revive(s, tag, h, a);
-        if (s > h && dead(k[s - 1])) return revive(s - 1, tag, h, a);
+        if (dead(k[s])) return revive(s, wanted(s), tag, a);  // the empty key is not dead
+        if (s > h && dead(k[s - 1])) return revive(s - 1, wanted(s - 1), tag, a);
         // else shift the rest of the run right, into the first empty slot or tombstone
         size_type hole = s;
         while (hole != end && k[hole] != empty_key && !dead(k[hole])) {
@@ -479,7 +482,7 @@ private:
         if (hole == end) return false;
         if (k[hole] != empty_key) --tombstones_;
         shift_right(s, hole);
-        write_entry(s, key_at(tag, h, s), tag, a);
+        write_entry(s, wanted(s), tag, a);
         return true;
     }
     /// Moves the live entries in [from, to) one slot right (each a slot further from home).
@@ -491,8 +494,8 @@ private:
         if (keeps_third_tag_byte(capacity_))
             std::memmove(third_tag_bytes() + from + 1, third_tag_bytes() + from, to - from);
     }
-    bool revive(size_type slot, std::uint32_t tag, size_type h, record_address a) noexcept {
-        write_entry(slot, key_at(tag, h, slot), tag, a);
+    bool revive(size_type slot, std::uint32_t key, std::uint32_t tag, record_address a) noexcept {
+        write_entry(slot, key, tag, a);
         --tombstones_;
         return true;
     }
