@@ -997,9 +997,20 @@ private:
     // ---- lookup ---------------------------------------------------------------------------------
 
     /// score()'s lookup: stores the member's score in `out` and returns true, or returns false.
+    /// A miss almost always ends at the index probe (no slot whose key matches: ~99% of
+    /// misses), so the member comparison is a separate call, and this part's smaller register
+    /// need keeps its frame small (callgrind, ZSCORE at 10^3: a miss 119 -> 106 instructions,
+    /// 4 registers saved instead of 6 and no stack spills; a hit 173 -> 184 for the call).
     bool find_score(key_view member, Score& out) const noexcept {
         if (!ZSET_LIKELY(skiplist_mode_)) return score_in_listpack(member, out);
-        const position pos = locate_in_skiplist(make_probe(member));
+        const std::uint32_t tag = index_type::tag_of(hash_value(member));
+        const size_type slot = index_.first_match(tag);
+        if (slot == index_type::npos) return false;
+        return score_from_slot(member, tag, slot, out);
+    }
+    ZSET_NOINLINE bool score_from_slot(key_view member, std::uint32_t tag, size_type slot,
+                                       Score& out) const noexcept {
+        const position pos = locate_from_slot(member, tag, slot);
         if (!pos) return false;
         out = pos.b.score_of(pos.r);
         return true;
@@ -1025,13 +1036,17 @@ private:
         return locate_in_skiplist(k);
     }
     ZSET_ALWAYS_INLINE position locate_in_skiplist(const probe& k) const noexcept {
-        position out;
         const std::uint32_t tag = index_type::tag_of(k.hash);
-        for (size_type slot = index_.first_match(tag); slot != index_type::npos;
-             slot = index_.next_match(slot, tag)) {
+        return locate_from_slot(k.member, tag, index_.first_match(tag));
+    }
+    /// Where the member is, from `slot`, the first index slot that may hold its tag (or npos).
+    ZSET_ALWAYS_INLINE position locate_from_slot(key_view member, std::uint32_t tag,
+                                                 size_type slot) const noexcept {
+        position out;
+        for (; slot != index_type::npos; slot = index_.next_match(slot, tag)) {
             const address a = index_.address(slot);
             const block_type b = list_.block_of(a.node);
-            if (!same_member(b, a.ref, k.member)) continue;
+            if (!same_member(b, a.ref, member)) continue;
             out.b = b;
             out.r = a.ref;
             out.node = a.node;
