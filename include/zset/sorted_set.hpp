@@ -1260,23 +1260,27 @@ private:
     }
 
     /// Removes position `pos` of node x from the list only. Never throws.
-    void erase_from_list(node_id x, size_type pos) noexcept {
+    void erase_from_list(node_id x, size_type pos) noexcept { erase_positions(x, pos, pos + 1); }
+    /// Removes positions [first, last) of node x from the list only, finding x's predecessors
+    /// by its start rank. Returns what skiplist::erase does. Never throws.
+    node_id erase_positions(node_id x, size_type first, size_type last) noexcept {
+        if (x == list_.first()) return list_.erase_in_first(x, first, last);
         path p;
         list_.predecessors(x, p);
-        list_.erase(p, x, pos, pos + 1);
+        return list_.erase(p, x, first, last);
     }
 
     /// Removes position `pos` of node x, the element (s, m), from the list only, finding x's
     /// predecessors by one descent on the element's own key (every node before x starts below
     /// it, every node after x above it). Never throws.
     void erase_key_from_list(node_id x, size_type pos, Score s, key_view m) noexcept {
-        path p;
         if (x == list_.first()) {
-            list_.predecessors(x, p);  // the head at every level: no search
-        } else {
-            const node* target = &list_.at(x);
-            list_.descend([&](const node& n) { return &n != target && node_before(n, s, m); }, p);
+            list_.erase_in_first(x, pos, pos + 1);
+            return;
         }
+        path p;
+        const node* target = &list_.at(x);
+        list_.descend([&](const node& n) { return &n != target && node_before(n, s, m); }, p);
         list_.erase(p, x, pos, pos + 1);
     }
 
@@ -1596,9 +1600,7 @@ private:
                 index_.erase_slot(
                     index_.find_present(index_type::tag_of(hash_value(m)), address{x, b.ref(j)}));
             }
-            path p;
-            list_.predecessors(x, p);
-            list_.erase(p, x, i, i + here);
+            erase_positions(x, i, i + here);
             remaining -= here;
         }
         if (list_.size() == 0) clear();
