@@ -1260,7 +1260,9 @@ private:
     }
 
     /// Removes position `pos` of node x from the list only. Never throws.
-    void erase_from_list(node_id x, size_type pos) noexcept { erase_positions(x, pos, pos + 1); }
+    void erase_from_list(node_id x, size_type pos) noexcept {
+        erase_positions(x, pos, pos + 1);
+    }
     /// Removes positions [first, last) of node x from the list only, finding x's predecessors
     /// by its start rank. Returns what skiplist::erase does. Never throws.
     node_id erase_positions(node_id x, size_type first, size_type last) noexcept {

@@ -352,7 +352,6 @@ private:
     }
 
 public:
-
     /// Moves the element at position `from` of node x to position `to` (positions after the
     /// move) within the same block. Never throws.
     void move_position(node_id x, size_type from, size_type to) noexcept {
