@@ -1006,6 +1006,16 @@ private:
         const std::uint32_t tag = index_type::tag_of(hash_value(member));
         const size_type slot = index_.first_match(tag);
         if (slot == index_type::npos) return false;
+        if constexpr (byte_equality) {
+            if (member.size() <= 16) {  // the first candidate compared here, without a call
+                const address a = index_.address(slot);
+                const block_type b = list_.block_of(a.node);
+                if (ZSET_LIKELY(b.short_bytes_equal(a.ref, member))) {
+                    out = b.score_of(a.ref);
+                    return true;
+                }
+            }
+        }
         return score_from_slot(member, tag, slot, out);
     }
     ZSET_NOINLINE bool score_from_slot(key_view member, std::uint32_t tag, size_type slot,

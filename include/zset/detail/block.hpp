@@ -297,6 +297,11 @@ public:
         if (m.size() >= long_length) return *p == long_length && member_of(r) == m;
         return *p == m.size() && equal_bytes(p + 1, m.data(), m.size());
     }
+    /// bytes_equal() for a member of at most 16 bytes: no call.
+    ZSET_ALWAYS_INLINE bool short_bytes_equal(ref_type r, std::string_view m) const noexcept {
+        const unsigned char* p = record(r) + sizeof(Score);
+        return *p == m.size() && equal_short_bytes(p + 1, m.data(), m.size());
+    }
     Score score(size_type pos) const noexcept { return score_of(ref(pos)); }
     view member(size_type pos) const noexcept { return member_of(ref(pos)); }
 

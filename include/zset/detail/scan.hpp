@@ -245,9 +245,9 @@ inline std::uint32_t sum_first_of_32(const std::uint32_t* values, unsigned n) no
 #endif
 }
 
-/// Whether n bytes at a and b are equal. Short runs (the common member) compare in two
-/// overlapping word loads instead of a call; never reads outside [a, a + n) or [b, b + n).
-ZSET_ALWAYS_INLINE bool equal_bytes(const void* a, const void* b, std::size_t n) noexcept {
+/// Whether n <= 16 bytes at a and b are equal, in at most two overlapping word loads each (no
+/// call); never reads outside [a, a + n) or [b, b + n).
+ZSET_ALWAYS_INLINE bool equal_short_bytes(const void* a, const void* b, std::size_t n) noexcept {
     const auto* x = static_cast<const unsigned char*>(a);
     const auto* y = static_cast<const unsigned char*>(b);
     const auto load64 = [](const unsigned char* p) {
@@ -260,12 +260,18 @@ ZSET_ALWAYS_INLINE bool equal_bytes(const void* a, const void* b, std::size_t n)
         std::memcpy(&v, p, sizeof v);
         return v;
     };
-    if (n > 16) return std::memcmp(x, y, n) == 0;
     if (n >= 8) return ((load64(x) ^ load64(y)) | (load64(x + n - 8) ^ load64(y + n - 8))) == 0;
     if (n >= 4) return ((load32(x) ^ load32(y)) | (load32(x + n - 4) ^ load32(y + n - 4))) == 0;
     for (std::size_t i = 0; i < n; ++i)
         if (x[i] != y[i]) return false;
     return true;
+}
+
+/// Whether n bytes at a and b are equal. Short runs (the common member) compare in two
+/// overlapping word loads instead of a call; never reads outside [a, a + n) or [b, b + n).
+ZSET_ALWAYS_INLINE bool equal_bytes(const void* a, const void* b, std::size_t n) noexcept {
+    if (n > 16) return std::memcmp(a, b, n) == 0;
+    return equal_short_bytes(a, b, n);
 }
 
 }  // namespace detail
