@@ -24,8 +24,9 @@
 // 42-65 at absl's 1 byte. ZSCORE miss at 10^7 in the suite, four alternating rounds of the two
 // headers (`ZSET_BENCH_SIZES=... zset_bench --benchmark_filter='^zscore_(hit|miss)/(zset|absl)/'`):
 // 36-68 ns (absl in the same runs 17-65; ratios 1.05-2.09) -> 22-49 ns (absl 19-42; 0.86-1.32).
-// Caveat: the two full runs after the change read 1.79 and 1.24 (28.2 and 20.6 ns against
-// absl's 15.8 and 16.6): absl's 16 MB stay in a busy L3 more often than 23 MB do.
+// Caveat: the four full runs after the change read 1.79, 1.24, 1.11 and 0.79 (28.2, 20.6, 26.1
+// and 17.7 ns against absl's 15.8, 16.6, 23.7 and 22.4): absl's 16 MB stay in a busy L3 more
+// often than 23 MB do.
 //
 // Placement is linear probing from the home slot `tag * capacity >> 32` (a multiply, not a
 // mask, so any capacity works), with every run of occupied slots kept sorted by tag. Because the
