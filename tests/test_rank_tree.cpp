@@ -1,5 +1,6 @@
 // The rank tree on its own (detail/rank_tree.hpp): random links, unlinks and count changes of
-// blocks against a model list, checking every block's start rank and the tree's invariants;
+// blocks against a model list, checking every block's start rank, nth() and offset() and the
+// tree's invariants;
 // enough blocks for three levels of 32-entry nodes, then all removed again.
 #include <algorithm>
 #include <cstddef>
@@ -85,10 +86,28 @@ struct fixture {
         REQUIRE(tree.blocks() == order.size());
         REQUIRE(tree.validate([this](block_id id) { return count_by_id[id]; }));
         std::size_t rank = 0;
+        std::vector<std::size_t> starts;
         for (const model_block& b : order) {
             REQUIRE(tree.rank_of(b.id) == rank);
             REQUIRE(tree.count_of(b.id) == b.count);
+            // nth: every element of a non-empty block is found in it (empty blocks never are)
+            for (std::size_t k = 0; k < b.count; k += 1 + b.count / 3) {
+                const auto found = tree.nth(rank + k);
+                REQUIRE(found.first == b.id);
+                REQUIRE(found.second == k);
+            }
+            starts.push_back(rank);
             rank += b.count;
+        }
+        // offset between blocks near each other (shared leaf) and far apart, both directions
+        for (std::size_t i = 0; i < order.size(); i += 1 + order.size() / 40) {
+            for (std::size_t j : {i, i + 1, i + 31, i + 33, order.size() - 1 - i}) {
+                if (j >= order.size()) continue;
+                const auto expected =
+                    static_cast<std::ptrdiff_t>(starts[j]) - static_cast<std::ptrdiff_t>(starts[i]);
+                REQUIRE(tree.offset(order[i].id, order[j].id) == expected);
+                REQUIRE(tree.offset(order[j].id, order[i].id) == -expected);
+            }
         }
     }
 };

@@ -3,8 +3,8 @@
 // Composition (each piece in its own header under detail/):
 //   * detail/block.hpp      — block: a slotted page of (score, member) records in one
 //                             allocation, in order through a 16-bit array of record refs.
-//   * detail/skiplist.hpp   — span-annotated skiplist of blocks (a pool of 64-byte nodes):
-//                             order and O(log n) rank.
+//   * detail/skiplist.hpp   — skiplist of blocks (a pool of 48-byte nodes): order.
+//   * detail/rank_tree.hpp  — counted B+tree over the blocks: O(log n) rank and nth.
 //   * detail/hash_index.hpp — open-addressing member -> (node, record) index (skiplist mode).
 //
 // Encodings. In listpack mode the whole set is one block and a member lookup scans its 8-bit
@@ -621,13 +621,13 @@ public:
 
     /// ZCOUNT key min max. O(log n).
     [[nodiscard]] size_type count(const score_range<Score>& range) const noexcept {
-        const auto [lo, hi] = score_ranks(range);
-        return hi - lo;
+        const auto [lo, hi] = score_points(range);
+        return points_between(lo, hi);
     }
     /// ZLEXCOUNT key min max. O(log n).
     [[nodiscard]] size_type lex_count(const lex_range<lex_key>& range) const noexcept {
-        const auto [lo, hi] = lex_ranks(range);
-        return hi - lo;
+        const auto [lo, hi] = lex_points(range);
+        return points_between(lo, hi);
     }
 
     // ---- ranges ---------------------------------------------------------------------------------
@@ -646,10 +646,12 @@ public:
     /// ZRANGEBYSCORE key min max [LIMIT offset count]. O(log n) to create.
     [[nodiscard]] rank_range range_by_score(const score_range<Score>& range,
                                             limit lim = {}) const noexcept {
-        rank_point at;
-        const auto [lo, hi] = score_ranks(range, &at);
-        const auto [a, b] = apply_limit(lo, hi, lim);
-        return a == lo ? forward_range_from(at, a, b) : forward_range(a, b);
+        const auto [at, end_point] = score_points(range);
+        const auto [a, b] = apply_limit(0, points_between(at, end_point), lim);
+        // a short range from its first element needs no absolute rank
+        if (skiplist_mode_ && a == 0 && b <= hop_limit) return forward_range_from(at, 0, b);
+        const size_type lo = rank_at(at);
+        return a == 0 ? forward_range_from(at, lo, lo + b) : forward_range(lo + a, lo + b);
     }
     /// ZREVRANGEBYSCORE key max min [LIMIT offset count]: descending; the offset counts from
     /// the highest element.
@@ -876,8 +878,8 @@ public:
         return out;
     }
 
-    /// Checks every internal invariant: order, spans, blocks, node pool, index <-> records
-    /// agreement, fingerprints, encoding rules. O(n log n). For tests and debugging.
+    /// Checks every internal invariant: order, links, rank counts, blocks, node pool, index <->
+    /// records agreement, fingerprints, encoding rules. O(n log n). For tests and debugging.
     [[nodiscard]] bool validate() const {
         if (skiplist_mode_ ? !validate_skiplist() : !validate_listpack()) return false;
         bool have_prev = false;
@@ -1272,31 +1274,9 @@ private:
         return address{placed.first, placed.second};
     }
 
-    /// Removes position `pos` of node x from the list only. Never throws.
+    /// Removes position `pos` of node x from the list only (not the index). Never throws.
     void erase_from_list(node_id x, size_type pos) noexcept {
-        erase_positions(x, pos, pos + 1);
-    }
-    /// Removes positions [first, last) of node x from the list only, finding x's predecessors
-    /// by its start rank. Returns what skiplist::erase does. Never throws.
-    node_id erase_positions(node_id x, size_type first, size_type last) noexcept {
-        if (x == list_.first()) return list_.erase_in_first(x, first, last);
-        path p;
-        list_.predecessors(x, p);
-        return list_.erase(p, x, first, last);
-    }
-
-    /// Removes position `pos` of node x, the element (s, m), from the list only, finding x's
-    /// predecessors by one descent on the element's own key (every node before x starts below
-    /// it, every node after x above it). Never throws.
-    void erase_key_from_list(node_id x, size_type pos, Score s, key_view m) noexcept {
-        if (x == list_.first()) {
-            list_.erase_in_first(x, pos, pos + 1);
-            return;
-        }
-        path p;
-        const node* target = &list_.at(x);
-        list_.descend([&](const node& n) { return &n != target && node_before(n, s, m); }, p);
-        list_.erase(p, x, pos, pos + 1);
+        list_.erase(x, pos, pos + 1);
     }
 
     /// Do walks over the set request each block's records as they enter it? Beyond ~256 blocks
@@ -1329,8 +1309,7 @@ private:
             return;
         }
         index_.erase_slot(pos.slot);
-        const key_view m = pos.b.member_of(pos.r);
-        erase_key_from_list(pos.node, position_in(pos.b, pos.r), pos.b.score_of(pos.r), m);
+        erase_from_list(pos.node, position_in(pos.b, pos.r));
         if (list_.size() == 0) clear();
     }
 
@@ -1359,10 +1338,9 @@ private:
         where.pos = list_.block_of(where.target).lower_bound(s, k.member, less_(), search_mode());
         // Insert the new copy first (may throw: nothing changed yet), then drop the old one and
         // point the index at the new one. Neither step allocates.
-        const Score old_score = pos.b.score_of(pos.r);
         const auto placed =
             list_.insert(p, where, s, k.member, 0, skiplist_limits(), false, repoint());
-        erase_key_from_list(pos.node, i, old_score, k.member);
+        erase_from_list(pos.node, i);
         index_.set_address(pos.slot, address{placed.first, placed.second});
     }
 
@@ -1615,7 +1593,7 @@ private:
                 index_.erase_slot(
                     index_.find_present(index_type::tag_of(hash_value(m)), address{x, b.ref(j)}));
             }
-            erase_positions(x, i, i + here);
+            list_.erase(x, i, i + here);
             remaining -= here;
         }
         if (list_.size() == 0) clear();
@@ -1656,16 +1634,31 @@ private:
 
     /// Where a search by key ended: the rank of the first element not before the key, and that
     /// element's block and position (`pos` may equal the block's size: the next block's first).
+    /// A place between elements: position `pos` of block `node` (skiplist mode; 0 when the set
+    /// is empty), or `pos` alone in listpack mode.
     struct rank_point {
-        size_type rank = 0;
-        node_id node = 0;  // skiplist mode; 0 when the set is empty
+        node_id node = 0;
         size_type pos = 0;
     };
 
-    /// Number of elements e for which goes_before(e.score, member_of_e) holds, where
-    /// member_of_e() yields e's member on demand (score predicates never call it, so a search
-    /// by score reads no member bytes), and where the first other element lies. The predicate
-    /// must hold for a prefix of the order. O(log n).
+    /// The rank of the element at point p. O(log n).
+    size_type rank_at(const rank_point& p) const noexcept {
+        return skiplist_mode_ && p.node != 0 ? list_.start_rank(p.node) + p.pos : p.pos;
+    }
+    /// Elements from point a up to point b (0 when b is not after a): the positions'
+    /// difference plus the rank tree's count between their blocks. O(log n), one tree node
+    /// when the blocks share a leaf.
+    size_type points_between(const rank_point& a, const rank_point& b) const noexcept {
+        const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(b.pos) -
+                                 static_cast<std::ptrdiff_t>(a.pos) +
+                                 (skiplist_mode_ ? list_.rank_offset(a.node, b.node) : 0);
+        return n > 0 ? static_cast<size_type>(n) : 0;
+    }
+
+    /// Where the first element e for which goes_before(e.score, member_of_e) does not hold
+    /// lies, where member_of_e() yields e's member on demand (score predicates never call it,
+    /// so a search by score reads no member bytes). The predicate must hold for a prefix of
+    /// the order. O(log n).
     template <class GoesBefore>
     rank_point point_before(const GoesBefore& goes_before) const noexcept {
         if (empty()) return {};
@@ -1678,23 +1671,15 @@ private:
                 },
                 search_mode());
         };
-        if (!skiplist_mode_) {
-            const size_type j = in_block(lp_);
-            return {j, 0, j};
-        }
+        if (!skiplist_mode_) return {0, in_block(lp_)};
         path p;
         list_.descend(
             [&](const node& n) {
                 return goes_before(n.first_score, [&n]() -> key_view { return n.data.member(0); });
             },
             p);
-        if (p.at[0] == list_type::head_id) return {0, list_.first(), 0};
-        const size_type j = in_block(list_.block_of(p.at[0]));
-        return {p.rank[0] + j, p.at[0], j};
-    }
-    template <class GoesBefore>
-    size_type count_before(const GoesBefore& goes_before) const noexcept {
-        return point_before(goes_before).rank;
+        if (p.at[0] == list_type::head_id) return {list_.first(), 0};
+        return {p.at[0], in_block(list_.block_of(p.at[0]))};
     }
 
     /// The iterator `steps` elements after position pos of block id (skiplist mode), found by
@@ -1714,24 +1699,29 @@ private:
         return make_iterator(list_.nodes(), b, id, pos);
     }
 
-    /// The ranks [lo, hi) of a score range; `lo_point`, when given, receives where lo lies.
-    std::pair<size_type, size_type> score_ranks(const score_range<Score>& r,
-                                                rank_point* lo_point = nullptr) const noexcept {
+    /// Where a score range starts and ends (the end may lie before the start: then it is
+    /// empty).
+    std::pair<rank_point, rank_point> score_points(const score_range<Score>& r) const noexcept {
         if constexpr (std::is_floating_point_v<Score>)
-            if (std::isnan(r.min.value) || std::isnan(r.max.value))
-                return {0, 0};  // matches nothing
-        // One predicate type for both ends, so count_before is compiled once: a score goes
+            if (std::isnan(r.min.value) || std::isnan(r.max.value)) return {};  // matches nothing
+        // One predicate type for both ends, so point_before is compiled once: a score goes
         // before the range when below min (or equal to an exclusive min), before its end when
         // below max (or equal to an inclusive max).
         const auto goes_before = [](Score bound, bool strict) {
             return
                 [bound, strict](Score s, const auto&) { return strict ? s < bound : !(bound < s); };
         };
-        const rank_point start = point_before(goes_before(r.min.value, !r.min.exclusive));
-        if (lo_point != nullptr) *lo_point = start;
-        const size_type lo = start.rank;
-        const size_type hi = count_before(goes_before(r.max.value, r.max.exclusive));
-        return {lo, std::max(lo, hi)};
+        return {point_before(goes_before(r.min.value, !r.min.exclusive)),
+                point_before(goes_before(r.max.value, r.max.exclusive))};
+    }
+    /// The ranks [lo, hi) between two points.
+    std::pair<size_type, size_type>
+    ranks_of(const std::pair<rank_point, rank_point>& points) const noexcept {
+        const size_type lo = rank_at(points.first);
+        return {lo, lo + points_between(points.first, points.second)};
+    }
+    std::pair<size_type, size_type> score_ranks(const score_range<Score>& r) const noexcept {
+        return ranks_of(score_points(r));
     }
 
     /// Does member m order before the end of a lex range at bound b? `lower` selects the
@@ -1751,16 +1741,17 @@ private:
         return false;
     }
 
-    std::pair<size_type, size_type> lex_ranks(const lex_range<lex_key>& r) const noexcept {
-        // one predicate type for both ends (count_before compiled once)
+    std::pair<rank_point, rank_point> lex_points(const lex_range<lex_key>& r) const noexcept {
+        // one predicate type for both ends (point_before compiled once)
         const auto goes_before = [this](const lex_bound<lex_key>& bound, bool lower) {
             return [this, &bound, lower](Score, const auto& member_of) {
                 return before_lex_bound(member_of(), bound, lower);
             };
         };
-        const size_type lo = count_before(goes_before(r.min, true));
-        const size_type hi = count_before(goes_before(r.max, false));
-        return {lo, std::max(lo, hi)};
+        return {point_before(goes_before(r.min, true)), point_before(goes_before(r.max, false))};
+    }
+    std::pair<size_type, size_type> lex_ranks(const lex_range<lex_key>& r) const noexcept {
+        return ranks_of(lex_points(r));
     }
 
     std::pair<size_type, size_type> clamp_ranks(long long start, long long stop) const noexcept {
@@ -1807,13 +1798,14 @@ private:
         if (lo >= hi || !skiplist_mode_) return forward_range(lo, hi);
         return forward_range_at(at.node, at.pos, lo, hi);
     }
+    /// A range of at most this many elements finds its end by hopping blocks (about 6) rather
+    /// than by a search by rank.
+    static constexpr size_type hop_limit = 512;
     /// The range [lo, hi) whose first element is at position pos of block id (pos may be the
-    /// block's size: the next block's first). A short range finds its end by hopping blocks
-    /// (at most `hop_limit` elements, about 6 blocks) rather than by a descent by rank, and
-    /// requests the records it will walk.
+    /// block's size: the next block's first). A short range (hop_limit) finds its end by
+    /// hopping blocks, and requests the records it will walk.
     rank_range forward_range_at(node_id id, size_type pos, size_type lo,
                                 size_type hi) const noexcept {
-        constexpr size_type hop_limit = 512;
         const const_iterator first = iterator_after(id, pos, 0);
         if (hi - lo > hop_limit) return rank_range(first, nth(hi), hi - lo);
         if (walks_cold()) first.block_.prefetch_block();

@@ -12,11 +12,13 @@
 // child on the path: 1 node per level, 32-wide sums with no data-dependent branch, and
 // ceil(log_16..32(blocks)) levels: 1 up to 32 blocks (3,000 members), 4 at 10^7 members.
 //
-// The skiplist keeps its spans (descents, nth and range-by-rank use them); this tree is kept
-// beside them: an element inserted or erased adds or subtracts 1 along its leaf's path to the
-// root, a block linked or unlinked inserts or removes a leaf entry (splitting full nodes; a node
-// left empty is removed, an inner root with one child is replaced by it; there is no merging of
-// underfull nodes, as blocks themselves are only freed when empty).
+// It is the set's only count (the skiplist's links carry no spans): an element inserted or
+// erased adds or subtracts 1 along its leaf's path to the root, with no search; nth(r) descends
+// from the root by counts (ZRANGE by rank, ZREMRANGEBYRANK); offset(a, b) climbs from two
+// blocks to their lowest common node (ZCOUNT). A block linked or unlinked inserts or removes a
+// leaf entry (splitting full nodes; a node left empty is removed, an inner root with one child
+// is replaced by it; there is no merging of underfull nodes, as blocks themselves are only
+// freed when empty).
 //
 // Memory: 264 bytes a node (the 10^6-member set: ~11,000 blocks, ~500 leaves, 0.15 B/element),
 // plus 4 bytes per skiplist node id for the block -> (leaf, entry) map.
@@ -91,6 +93,40 @@ public:
             if (t.parent == none) return rank;
             entry = t.slot;
             at = t.parent;
+        }
+    }
+
+    /// The block holding the element of rank r (r below the total count) and r's offset in
+    /// it: from the root, the entry whose counts reach past what is left of r, one node read
+    /// per level. O(log blocks).
+    std::pair<block_id, size_type> nth(size_type r) const noexcept {
+        auto left = static_cast<std::uint32_t>(r);
+        for (std::uint32_t at = s_->root;;) {
+            const tree_node& t = s_->nodes[at];
+            unsigned i = 0;
+            while (left >= t.count[i]) left -= t.count[i++];  // an empty block's 0 is passed
+            if (t.leaf) return {t.item[i], left};
+            at = t.item[i];
+        }
+    }
+
+    /// rank_of(b) - rank_of(a), found by climbing from both leaves to their lowest common
+    /// node (every leaf is at the same depth): blocks near each other, as the two ends of a
+    /// short range, share a leaf and cost one node read. O(log blocks).
+    std::ptrdiff_t offset(block_id a, block_id b) const noexcept {
+        std::uint32_t at_a = s_->where[a] >> 8, at_b = s_->where[b] >> 8;
+        unsigned entry_a = s_->where[a] & 0xffu, entry_b = s_->where[b] & 0xffu;
+        std::ptrdiff_t diff = 0;
+        for (;;) {
+            const tree_node& ta = s_->nodes[at_a];
+            const tree_node& tb = s_->nodes[at_b];
+            diff += static_cast<std::ptrdiff_t>(counts_before(tb, entry_b)) -
+                    static_cast<std::ptrdiff_t>(counts_before(ta, entry_a));
+            if (at_a == at_b) return diff;
+            entry_a = ta.slot;
+            entry_b = tb.slot;
+            at_a = ta.parent;
+            at_b = tb.parent;
         }
     }
 

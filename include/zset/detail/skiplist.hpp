@@ -1,21 +1,32 @@
-// zset::detail::skiplist — a span-annotated skiplist whose nodes own blocks of elements.
+// zset::detail::skiplist — a skiplist whose nodes own blocks of elements, counted by a rank
+// tree.
 //
 // Every node holds one block (block.hpp) of elements in (score, member) order; nodes are linked
-// in a skiplist of random height (p = 1/4, at most 32 levels, as Redis). Each forward link
-// carries a span: the number of elements from the start of its node to the start of the node it
-// points at (a link to the end: to the end of the set). Summing spans along a search path gives
-// ranks, so nth and range-by-rank are O(log n), while a run of elements is one block
-// (B-tree-like locality, ~1/90 the nodes of a node-per-element skiplist). The rank of a given
-// block (ZRANK) comes from a counted B+tree over the blocks kept beside the spans
-// (rank_tree.hpp): a walk from the block to the end of the list took ~3 hops a level.
+// in a skiplist of random height (p = 1/4, at most 32 levels, as Redis), so a search by key is
+// O(log n) while a run of elements is one block (B-tree-like locality, ~1/90 the nodes of a
+// node-per-element skiplist).
 //
-// Nodes live in one pool, an array indexed by 32-bit node id, 64 bytes each (for a double
+// Ranks: Redis annotates every link with a span (elements skipped), and 0.1 did too. Keeping
+// spans right costs a search path for every change: an element erased from a block lowers the
+// span of every link that passes over it, so ZREM, a score update (erase + insert) and range
+// removals each descended the list a second time just to find those links. Since ZRANK moved to
+// a counted B+tree over the blocks (rank_tree.hpp: a block's start rank from one node per level,
+// 1-4 levels up to 10^7 members), that tree is the only count: an element inserted or erased
+// changes its block's entry and the entries above it (leaf to root, no search), nth(r) descends
+// the tree by counts, and a node's predecessors are searched for only when it is linked (the
+// insert's own descent gives them) or unlinked (rare: a block emptied). Measured against the
+// span version (docs/benchmarks.md, "Counts in the rank tree only"): ZREM at 10^6 1.19 -> 0.86
+// ms a batch, a score update at 10^7 5.2-5.6 -> 3.4-4.0 us, ZPOPMIN at 10^6 85 -> 74 us a batch.
+// Caveat: a count between two keys (ZCOUNT) now climbs the tree from both blocks to their
+// common node instead of reading ranks summed during the descents (10^5: ~300 -> ~400 ns).
+//
+// Nodes live in one pool, an array indexed by 32-bit node id, 48 bytes each (for a double
 // Score): the cached first score, the block, the level-0 backward link and up to four levels of
-// (next id, span) links inline; the rare taller node (1 in 256) keeps its higher levels in a
-// separate allocation. Why a pool: a search is a descent over ~3 log4(nodes) nodes. At 10^6 members
-// the pool is ~0.7 MB and stays in the L2 cache, at 10^7 ~7 MB; nodes allocated one by one were
-// spread over as many pages as the blocks between them and each hop was a cache and TLB miss. Ids
-// are also what the hash index stores (24 bits).
+// next ids inline; the rare taller node (1 in 256) keeps its higher levels in a separate
+// allocation. Why a pool: a search is a descent over ~3 log4(nodes) nodes. At 10^6 members the
+// pool is ~0.5 MB and stays in the L2 cache, at 10^7 ~5 MB; nodes allocated one by one were
+// spread over as many pages as the blocks between them and each hop was a cache and TLB miss.
+// Ids are also what the hash index stores (24 bits).
 //
 // Node 0 is the head sentinel. Level 0 is circular through it (last.next(0) == 0,
 // head.prev == last), higher levels end with a link to 0; so an iterator is (node, position)
@@ -54,7 +65,7 @@ public:
     static constexpr node_id head_id = 0;
     /// A pool beyond this many nodes (512 KB) is not expected in L1/L2: descents prefetch.
     static constexpr std::uint32_t far_pool = 8192;
-    /// Ranks and spans are 32-bit: a set holds fewer than 2^32 elements.
+    /// Ranks are 32-bit (rank_tree.hpp): a set holds fewer than 2^32 elements.
     static constexpr size_type max_elements = 0xffffffffu;
     /// A node id no node has (ids are 24-bit; the pool stops below it): compaction parks the
     /// index entries of the records it moves under it.
@@ -62,7 +73,6 @@ public:
 
     struct link {
         node_id next;
-        std::uint32_t span;
     };
     struct node {
         Score first_score;  // data.score(0), kept here so a search step reads only this node
@@ -78,10 +88,9 @@ public:
         size_type size() const noexcept { return data ? data.size() : 0; }
     };
 
-    /// A search result: per level, the last node visited and the rank of its first element.
+    /// A search result: per level, the last node visited.
     struct path {
         node_id at[max_level];
-        size_type rank[max_level];
     };
 
     /// Block size limits for an insertion (skiplist mode bounds blocks; listpack mode does not).
@@ -172,14 +181,12 @@ public:
     // ---- searching ---------------------------------------------------------------------------
 
     /// Fills `p` with, per level, the last node whose first element satisfies `goes_before`
-    /// (the head if none) and the rank of that node's first element. O(log n).
+    /// (the head if none). O(log n).
     template <class GoesBefore>
     void descend(const GoesBefore& goes_before, path& p) const {
         node_id x = head_id;
-        size_type rank = 0;
         const bool far = capacity_ > far_pool;
         p.at[0] = head_id;  // an empty list has no levels to descend
-        p.rank[0] = 0;
         for (int i = level_ - 1; i >= 0; --i) {
             for (;;) {
                 const link& l = nodes_[x].at(i);
@@ -187,51 +194,39 @@ public:
                 // that node while this one is compared, so the two misses overlap.
                 if (far && i > 0) prefetch(nodes_ + nodes_[x].at(i - 1).next);
                 if (l.next == head_id || !goes_before(nodes_[l.next])) break;
-                rank += l.span;
                 x = l.next;
             }
             p.at[i] = x;
-            p.rank[i] = rank;
         }
     }
 
-    /// Fills `p` with the strict predecessors of node x at every level (the nodes whose link
-    /// covers x's first element from before it), by rank: no key comparisons. O(log n).
+    /// Fills `p` with the strict predecessors of node x at every level (the last node before x
+    /// that has the level). Only an unlink needs them. The descent orders nodes by their cached
+    /// first scores and, between equal ones, by start rank (rank tree), so it needs no key
+    /// comparator; x may already be empty (its start rank is then its successor's, and nodes
+    /// before it, being non-empty, start below it). O(log n).
     void predecessors(node_id x, path& p) const noexcept {
         if (x == first()) {
             path_from_head(p, level_);
             return;
         }
-        const size_type target = start_rank(x);
-        node_id y = head_id;
-        size_type rank = 0;
-        for (int i = level_ - 1; i >= 0; --i) {
-            for (;;) {
-                const link& l = nodes_[y].at(i);
-                if (l.next == head_id || rank + l.span >= target) break;
-                rank += l.span;
-                y = l.next;
-            }
-            p.at[i] = y;
-            p.rank[i] = rank;
-        }
+        const Score s = nodes_[x].first_score;
+        const size_type start = start_rank(x);
+        descend(
+            [this, x, s, start](const node& n) {
+                const auto id = static_cast<node_id>(&n - nodes_);
+                if (id == x || s < n.first_score) return false;
+                return n.first_score < s || start_rank(id) < start;
+            },
+            p);
     }
 
-    /// The node holding the element of rank r (r < size()) and r's position in it. O(log n).
+    /// The node holding the element of rank r (r < size()) and r's position in it, from the
+    /// rank tree. O(log n).
     std::pair<node_id, size_type> nth(size_type r) const noexcept {
-        const bool far = capacity_ > far_pool;
-        node_id x = head_id;
-        size_type rank = 0;
-        for (int i = level_ - 1; i >= 0; --i) {
-            for (;;) {
-                const link& l = nodes_[x].at(i);
-                if (far && i > 0) prefetch(nodes_ + nodes_[x].at(i - 1).next);
-                if (l.next == head_id || rank + l.span > r) break;
-                rank += l.span;
-                x = l.next;
-            }
-        }
-        return {x, r - rank};
+        if (!ranked()) return {first(), r};
+        const auto found = ranks_.nth(r);
+        return {found.first, found.second};
     }
 
     /// Whether the rank tree is kept: from the second block on (listpack mode keeps one block
@@ -241,33 +236,33 @@ public:
     /// Rank of the first element of x, from the rank tree (rank_tree.hpp): no key comparisons
     /// and one tree node per level. O(log n).
     size_type start_rank(node_id x) const noexcept { return ranked() ? ranks_.rank_of(x) : 0; }
+    /// start_rank(b) - start_rank(a), climbing only to the two nodes' lowest common tree node
+    /// (one node read when they share a leaf). O(log n).
+    std::ptrdiff_t rank_offset(node_id a, node_id b) const noexcept {
+        return ranked() && a != b ? ranks_.offset(a, b) : 0;
+    }
 
     // ---- element insertion ----------------------------------------------------------------------
 
-    /// Where a new element goes: the node (head_id when the list has no node yet), its position
-    /// there, and the rank of the node's first element.
+    /// Where a new element goes: the node (head_id when the list has no node yet) and its
+    /// position there.
     struct slot {
         node_id target;
         size_type pos;
-        size_type start;
     };
 
     /// Given a path from descend(goes_before = "first element < key"), picks the node the key
-    /// belongs in and fixes the path so that p.at[i] is the node whose level-i link covers it.
-    /// (`pos` is left for the caller to fill from the block.)
+    /// belongs in and fixes the path so that p.at[i] is the last node at level i up to it (where
+    /// a node split off after it is linked). (`pos` is left for the caller to fill from the
+    /// block.)
     slot locate(path& p) const noexcept {
-        if (level_ == 0) return slot{head_id, 0, 0};
+        if (level_ == 0) return slot{head_id, 0};
         node_id t = p.at[0];
-        size_type start = p.rank[0];
         if (t == head_id) {
             t = first();
-            start = 0;
-            for (int i = 0; i < nodes_[t].height; ++i) {
-                p.at[i] = t;
-                p.rank[i] = 0;
-            }
+            for (int i = 0; i < nodes_[t].height; ++i) p.at[i] = t;
         }
-        return slot{t, 0, start};
+        return slot{t, 0};
     }
 
     /// Inserts (s, m) at position `where.pos` of `where.target`, making room first (regrowing,
@@ -293,7 +288,7 @@ public:
         const ref_type r = b.append_record(allocator(), s, m);  // may throw: nothing linked yet
         b.link(where.pos, r, fp);
         refresh_first(where.target);
-        count_insert(p, where.target);
+        count_insert(where.target);
         return {where.target, r};
     }
 
@@ -305,41 +300,27 @@ public:
 
     // ---- element removal ---------------------------------------------------------------------
 
-    /// Removes positions [first, last) of node x (releasing their records), where `p` holds x's
-    /// strict predecessors (predecessors()). Frees x if it empties. Returns the node that now
-    /// follows the removed range's position (x, or x's successor if x was freed). Never throws.
-    node_id erase(const path& p, node_id x, size_type first, size_type last) noexcept {
-        return erase_after([&p](int i) { return p.at[i]; }, x, first, last);
-    }
-    /// erase() in the first node, whose predecessor at every level is the head: no path to
-    /// build (ZPOPMIN: callgrind counted 46 of a pop's ~800 instructions in building it).
-    node_id erase_in_first(node_id x, size_type first, size_type last) noexcept {
-        return erase_after([](int) { return head_id; }, x, first, last);
+    /// Removes positions [first, last) of node x (releasing their records). Frees x if it
+    /// empties. Returns the node that now follows the removed range's position (x, or x's
+    /// successor if x was freed). No search: the counts live in the rank tree, updated from x's
+    /// leaf up, and only an unlink looks for x's predecessors. Never throws.
+    node_id erase(node_id x, size_type first, size_type last) noexcept {
+        const size_type count = last - first;
+        if (ranked()) ranks_.shrink(x, count);
+        size_ -= count;
+        nodes_[x].data.erase(allocator(), first, last);
+        if (nodes_[x].data.empty()) return unlink(x);
+        refresh_first(x);
+        return x;
     }
 
 private:
-    template <class PredecessorAt>
-    node_id erase_after(PredecessorAt predecessor_at, node_id x, size_type first,
-                        size_type last) noexcept {
-        const size_type count = last - first;
-        if (ranked()) ranks_.shrink(x, count);
-        // x's own links cover the range up to its height, its predecessors' links above
-        const auto removed = static_cast<std::uint32_t>(count);
-        const int own = std::min(int{nodes_[x].height}, level_);
-        for (int i = 0; i < own; ++i) nodes_[x].at(i).span -= removed;
-        for (int i = own; i < level_; ++i) nodes_[predecessor_at(i)].at(i).span -= removed;
-        size_ -= count;
-        nodes_[x].data.erase(allocator(), first, last);
-        if (!nodes_[x].data.empty()) {
-            refresh_first(x);
-            return x;
-        }
+    /// Unlinks and frees node x, just emptied. Returns its successor. Never throws.
+    ZSET_NOINLINE node_id unlink(node_id x) noexcept {
+        path p;
+        predecessors(x, p);  // before the rank tree forgets x
         const node_id next = nodes_[x].next(0);
-        for (int i = 0; i < nodes_[x].height; ++i) {
-            link& pl = nodes_[predecessor_at(i)].at(i);
-            pl.next = nodes_[x].at(i).next;
-            pl.span += nodes_[x].at(i).span;
-        }
+        for (int i = 0; i < nodes_[x].height; ++i) nodes_[p.at[i]].at(i).next = nodes_[x].next(i);
         nodes_[next].prev = nodes_[x].prev;
         release_node(x);
         if (count_ <= 1)
@@ -403,12 +384,8 @@ public:
         path p;
         descend([](const node&) { return true; }, p);  // the last node at every level
         refresh_first(id);
-        link_after(p, id, size_);
+        link_after(p, id);
         const size_type added = nodes_[id].data.size();
-        for (int i = 0; i < level_; ++i) {
-            node& cover = i < nodes_[id].height ? nodes_[id] : nodes_[p.at[i]];
-            cover.at(i).span += static_cast<std::uint32_t>(added);
-        }
         if (ranked()) ranks_.grow(id, added);
         size_ += added;
         return id;
@@ -424,8 +401,8 @@ public:
         return total;
     }
 
-    /// Checks links, spans, backward links, cached first scores and every block. Returns false
-    /// on corruption. O(n * level); for tests and debugging.
+    /// Checks links, backward links, cached first scores, the rank tree and every block. Returns
+    /// false on corruption. O(n * level); for tests and debugging.
     bool validate() const noexcept {
         if (nodes_ == nullptr) return level_ == 0 && size_ == 0 && count_ == 0;
         size_type elements = 0, nodes = 0;
@@ -453,13 +430,9 @@ public:
             for (node_id x = head_id;;) {
                 const link& l = nodes_[x].at(i);
                 if (l.next != head_id && nodes_[l.next].height <= i) return false;
-                size_type between = 0;
-                node_id y = x;
-                do {
-                    between += nodes_[y].size();
-                    y = nodes_[y].next(0);
-                } while (y != l.next && y != head_id);
-                if (y != l.next || l.span != between) return false;
+                node_id y = nodes_[x].next(0);  // l.next must lie ahead of x in list order
+                while (y != l.next && y != head_id) y = nodes_[y].next(0);
+                if (y != l.next) return false;
                 if (l.next == head_id) break;
                 x = l.next;
             }
@@ -502,7 +475,7 @@ private:
             h.height = max_level;
             h.links = tall;
             h.prev = head_id;
-            for (int i = 0; i < max_level; ++i) h.at(i) = link{head_id, 0};
+            for (int i = 0; i < max_level; ++i) h.at(i) = link{head_id};
         } else {
             for (size_type i = 0; i < capacity_; ++i) {
                 node& moved = *::new (static_cast<void*>(fresh + i)) node(nodes_[i]);
@@ -548,7 +521,7 @@ private:
         n = node();
         n.height = static_cast<std::uint8_t>(height);
         n.links = tall != nullptr ? tall : n.low;
-        for (int i = 0; i < height; ++i) n.at(i) = link{head_id, 0};
+        for (int i = 0; i < height; ++i) n.at(i) = link{head_id};
         n.data = b;
         b.set_node(id);
         return id;
@@ -584,25 +557,21 @@ private:
         return h;
     }
 
-    /// Links node n (holding no counted elements yet, or elements counted by the caller) right
-    /// after the node covering rank `start` at each of its levels: p.at[i] must be the node whose
-    /// level-i link covers position `start` and p.rank[i] its first element's rank.
-    void link_after(path& p, node_id id, size_type start) noexcept {
+    /// Links node n (holding no counted elements yet, or elements counted by the caller) into
+    /// the list: p.at[i] must be the last node at level i before n's place.
+    void link_after(path& p, node_id id) noexcept {
         node& n = nodes_[id];
         if (n.height > level_) {
             for (int i = level_; i < n.height; ++i) {
                 p.at[i] = head_id;
-                p.rank[i] = 0;
-                nodes_[head_id].at(i) = link{head_id, static_cast<std::uint32_t>(size_)};
+                nodes_[head_id].at(i) = link{head_id};
             }
             level_ = n.height;
         }
         for (int i = 0; i < n.height; ++i) {
             link& pl = nodes_[p.at[i]].at(i);
-            const size_type before = start - p.rank[i];
-            n.at(i) = link{pl.next, static_cast<std::uint32_t>(pl.span - before)};
+            n.at(i) = link{pl.next};
             pl.next = id;
-            pl.span = static_cast<std::uint32_t>(before);
         }
         n.prev = p.at[0];
         nodes_[n.next(0)].prev = id;
@@ -615,11 +584,7 @@ private:
         ++count_;
     }
 
-    void count_insert(const path& p, node_id dest) noexcept {
-        for (int i = 0; i < level_; ++i) {
-            node& cover = i < nodes_[dest].height ? nodes_[dest] : nodes_[p.at[i]];
-            cover.at(i).span += 1;
-        }
+    void count_insert(node_id dest) noexcept {
         if (ranked()) ranks_.grow(dest, 1);
         ++size_;
     }
@@ -644,10 +609,7 @@ private:
 
     /// Points the path at the head at its lowest `levels` levels (nothing precedes rank 0).
     static void path_from_head(path& p, int levels) noexcept {
-        for (int i = 0; i < levels; ++i) {
-            p.at[i] = head_id;
-            p.rank[i] = 0;
-        }
+        for (int i = 0; i < levels; ++i) p.at[i] = head_id;
     }
 
     /// The first element of an empty list: a node of its own.
@@ -655,8 +617,8 @@ private:
     insert_first(path& p, Score s, view m, std::uint8_t fp, const limits& lim, bool fingerprinted) {
         const auto placed = lone_node(s, m, fp, lim, fingerprinted);
         path_from_head(p, max_level);
-        link_after(p, placed.first, 0);
-        count_insert(p, placed.first);
+        link_after(p, placed.first);
+        count_insert(placed.first);
         return placed;
     }
 
@@ -693,14 +655,9 @@ private:
         if (idx == n || (idx == 0 && t == first())) {
             const auto placed = lone_node(s, m, fp, lim, fingerprinted);
             const node_id id = placed.first;
-            if (idx == 0) {
-                path_from_head(p, level_);
-                link_after(p, id, 0);
-            } else {
-                link_after(p, id, where.start + n);
-                path_at(p, id, where.start + n);
-            }
-            count_insert(p, id);
+            if (idx == 0) path_from_head(p, level_);
+            link_after(p, id);
+            count_insert(id);
             return placed;
         }
         return split_middle(p, where, s, m, fp, lim, moved);
@@ -752,15 +709,14 @@ private:
         move_out(t, 0, t, kept, moved);
         block_type::destroy(allocator(), b);  // empty now
         nodes_[t].data = kept;
-        link_after(p, fresh_id, where.start + k);
+        link_after(p, fresh_id);
         ranks_.shrink(t, n - k);  // two blocks now: the tree is there
         ranks_.grow(fresh_id, n - k);
         const node_id dest = into_new ? fresh_id : t;
         nodes_[dest].data.link(into_new ? idx - k : idx, r, fp);
         refresh_first(t);
         refresh_first(fresh_id);
-        if (into_new) path_at(p, fresh_id, where.start + k);
-        count_insert(p, dest);
+        count_insert(dest);
         return {dest, r};
     }
 
@@ -777,14 +733,6 @@ private:
                              [&](view mv, Score sc, ref_type a, ref_type c) {
                                  moved(mv, sc, record_address{x, a}, record_address{to, c});
                              });
-    }
-
-    /// Points the path at node id (starting at `rank`) at every level it has.
-    void path_at(path& p, node_id id, size_type rank) const noexcept {
-        for (int i = 0; i < nodes_[id].height; ++i) {
-            p.at[i] = id;
-            p.rank[i] = rank;
-        }
     }
 
     node* nodes_ = nullptr;
