@@ -647,7 +647,7 @@ public:
     [[nodiscard]] rank_range range_by_score(const score_range<Score>& range,
                                             limit lim = {}) const noexcept {
         const auto [at, end_point] = score_points(range);
-        const auto [a, b] = apply_limit(0, points_between(at, end_point), lim);
+        const auto [a, b] = apply_limit(0, points_between(at, end_point, walk_hops), lim);
         // a short range from its first element needs no absolute rank
         if (skiplist_mode_ && a == 0 && b <= hop_limit) return forward_range_from(at, 0, b);
         const size_type lo = rank_at(at);
@@ -1646,9 +1646,20 @@ private:
         return skiplist_mode_ && p.node != 0 ? list_.start_rank(p.node) + p.pos : p.pos;
     }
     /// Elements from point a up to point b (0 when b is not after a): the positions'
-    /// difference plus the rank tree's count between their blocks. O(log n), one tree node
-    /// when the blocks share a leaf.
-    size_type points_between(const rank_point& a, const rank_point& b) const noexcept {
+    /// difference plus the elements of the blocks between, counted by hopping up to `hops`
+    /// blocks forward from a's (for a range about to be walked: the walk reads those blocks
+    /// anyway), else by the rank tree (one tree node when the two blocks share a leaf).
+    /// O(log n).
+    size_type points_between(const rank_point& a, const rank_point& b,
+                             int hops = 0) const noexcept {
+        if (skiplist_mode_ && a.node != b.node && hops > 0) {
+            size_type n = list_.block_of(a.node).size() - a.pos;
+            for (node_id x = list_.at(a.node).next(0); x != list_type::head_id && hops-- > 0;
+                 x = list_.at(x).next(0)) {
+                if (x == b.node) return n + b.pos;
+                n += list_.block_of(x).size();
+            }
+        }
         const std::ptrdiff_t n = static_cast<std::ptrdiff_t>(b.pos) -
                                  static_cast<std::ptrdiff_t>(a.pos) +
                                  (skiplist_mode_ ? list_.rank_offset(a.node, b.node) : 0);
@@ -1801,6 +1812,8 @@ private:
     /// A range of at most this many elements finds its end by hopping blocks (about 6) rather
     /// than by a search by rank.
     static constexpr size_type hop_limit = 512;
+    /// Blocks a short range's count may hop (hop_limit elements in blocks at least half full).
+    static constexpr int walk_hops = 8;
     /// The range [lo, hi) whose first element is at position pos of block id (pos may be the
     /// block's size: the next block's first). A short range (hop_limit) finds its end by
     /// hopping blocks, and requests the records it will walk.
