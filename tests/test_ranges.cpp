@@ -183,3 +183,64 @@ TEST_CASE("walks and rank ranges over a set of many blocks match brute force", "
         }
     }
 }
+
+// A range's end is searched forward from its start when the range is walked (range_by_score,
+// range_by_lex): in the start's block, up to 8 blocks on, else by a descent; an end before the
+// start (an empty range) takes the descent. Every distance, both kinds of end, against brute
+// force; the unbounded ends (-inf, +inf) take no search at all.
+TEST_CASE("score and lex ranges with a finite end match brute force", "[ranges]") {
+    zset::sorted_set<> s, lexset;
+    std::vector<std::pair<double, std::string>> sorted;
+    names by_name;
+    for (int i = 0; i < 4000; ++i) {
+        const double score = (i * 7919) % 1500;  // ~2.7 elements per score
+        const std::string m = "m" + std::to_string(10000 + i);
+        s.add(m, score);
+        lexset.add(m, 0);
+        sorted.emplace_back(score, m);
+        by_name.push_back(m);
+    }
+    std::sort(sorted.begin(), sorted.end());
+    REQUIRE(s.encoding() == zset::encoding::skiplist);
+    const auto in_range = [](double v, const zset::score_range<double>& r) {
+        return (r.min.exclusive ? v > r.min.value : v >= r.min.value) &&
+               (r.max.exclusive ? v < r.max.value : v <= r.max.value);
+    };
+    const double widths[] = {-3, 0, 1, 4, 40, 150, 300, 700, 1600};
+    for (double lo = -1; lo <= 1501; lo += 53) {
+        for (const double width : widths) {
+            for (const int ends : {0, 1, 2, 3}) {
+                const bool lo_open = (ends & 1) != 0, hi_open = (ends & 2) != 0;
+                const zset::score_range<double> r{
+                    lo_open ? bound::exclusive_of(lo) : bound::inclusive(lo),
+                    hi_open ? bound::exclusive_of(lo + width) : bound::inclusive(lo + width)};
+                names expected;
+                for (const auto& e : sorted)
+                    if (in_range(e.first, r)) expected.push_back(e.second);
+                INFO("lo " << lo << " width " << width << " ends " << ends);
+                REQUIRE(members(s.range_by_score(r)) == expected);
+                REQUIRE(s.count(r) == expected.size());
+                const auto limited = members(s.range_by_score(r, zset::limit{2, 5}));
+                const auto skip = std::min<std::size_t>(2, expected.size());
+                REQUIRE(limited == names(expected.begin() + static_cast<std::ptrdiff_t>(skip),
+                                         expected.begin() + static_cast<std::ptrdiff_t>(std::min(
+                                                                skip + 5, expected.size()))));
+            }
+        }
+    }
+    for (std::size_t from = 0; from < by_name.size(); from += 211) {
+        for (const std::size_t span : {0, 1, 9, 130, 700, 1500}) {
+            const std::size_t to = std::min(from + span, by_name.size() - 1);
+            const zset::lex_range<std::string_view> r{lex::inclusive(by_name[from]),
+                                                      lex::exclusive(by_name[to])};
+            INFO("from " << from << " span " << span);
+            REQUIRE(members(lexset.range_by_lex(r)) ==
+                    names(by_name.begin() + static_cast<std::ptrdiff_t>(from),
+                          by_name.begin() + static_cast<std::ptrdiff_t>(std::max(from, to))));
+            // an end before the start: empty
+            REQUIRE(
+                lexset.range_by_lex({lex::inclusive(by_name[to]), lex::exclusive(by_name[from])})
+                    .size() == 0);
+        }
+    }
+}
