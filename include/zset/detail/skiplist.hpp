@@ -225,8 +225,7 @@ public:
     /// rank tree. O(log n).
     std::pair<node_id, size_type> nth(size_type r) const noexcept {
         if (!ranked()) return {first(), r};
-        const auto found = ranks_.nth(r);
-        return {found.first, found.second};
+        return ranks_.nth(r);  // a tree block id is the node id
     }
 
     /// Whether the rank tree is kept: from the second block on (listpack mode keeps one block
