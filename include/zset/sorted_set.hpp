@@ -1666,7 +1666,14 @@ private:
     template <class GoesBefore>
     rank_point point_before(const GoesBefore& goes_before) const noexcept {
         if (empty()) return {};
-        if (!skiplist_mode_) return {0, point_in_block(lp_, goes_before)};
+        if (!skiplist_mode_) {
+            // The first element first, as skiplist mode's descent compares the first block's
+            // cached first score before it searches a block: a range from the set's start needs
+            // no binary search (the suite's range_by_score at n = 100, three alternated rounds:
+            // 137-215 -> 100-106 ns; 132 fewer instructions a range under callgrind).
+            if (!element_goes_before(lp_, 0, goes_before)) return {0, 0};
+            return {0, point_in_block(lp_, goes_before)};
+        }
         path p;
         list_.descend(
             [&](const node& n) {
@@ -1737,7 +1744,8 @@ private:
     }
 
     /// Where a score range starts and ends (the end may lie before the start: then it is
-    /// empty).
+    /// empty). The end is searched forward from the start, up to `hops` blocks on, or on its
+    /// own (search_alone).
     std::pair<rank_point, rank_point> score_points(const score_range<Score>& r,
                                                    int hops = search_alone) const noexcept {
         if constexpr (std::is_floating_point_v<Score>)
