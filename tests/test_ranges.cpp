@@ -228,8 +228,9 @@ TEST_CASE("score and lex ranges with a finite end match brute force", "[ranges]"
             }
         }
     }
+    const std::size_t spans[] = {0, 1, 9, 130, 700, 1500};
     for (std::size_t from = 0; from < by_name.size(); from += 211) {
-        for (const std::size_t span : {0, 1, 9, 130, 700, 1500}) {
+        for (const std::size_t span : spans) {
             const std::size_t to = std::min(from + span, by_name.size() - 1);
             const zset::lex_range<std::string_view> r{lex::inclusive(by_name[from]),
                                                       lex::exclusive(by_name[to])};
