@@ -172,7 +172,11 @@ TEST_CASE("walks and rank ranges over a set of many blocks match brute force", "
     names backwards;
     for (auto it = s.rbegin(); it != s.rend(); ++it) backwards.emplace_back((*it).member);
     REQUIRE(names(all.rbegin(), all.rend()) == backwards);
-    for (long long start = 0; start < 60000; start += 4999) {
+    // starts near the top too: pages ending within 512 of the highest are reached by hopping
+    // blocks back from the end
+    std::vector<long long> starts{1, 60, 127, 128, 129, 300, 505, 511, 512};
+    for (long long start = 0; start < 60000; start += 4999) starts.push_back(start);
+    for (const long long start : starts) {
         for (const long long length : {1LL, 100LL, 129LL, 512LL, 513LL, 3000LL}) {
             INFO("start " << start << " length " << length);
             const auto stop = std::min(start + length, 60000LL);
@@ -242,6 +246,81 @@ TEST_CASE("score and lex ranges with a finite end match brute force", "[ranges]"
             REQUIRE(
                 lexset.range_by_lex({lex::inclusive(by_name[to]), lex::exclusive(by_name[from])})
                     .size() == 0);
+        }
+    }
+}
+
+namespace {
+/// Redis's LIMIT over an already ordered result: a negative offset gives nothing, a negative
+/// count everything after the offset.
+names apply_limit(const names& all, long long offset, long long count) {
+    if (offset < 0 || static_cast<std::size_t>(offset) >= all.size()) return {};
+    const auto first = all.begin() + static_cast<std::ptrdiff_t>(offset);
+    const auto left = static_cast<long long>(all.end() - first);
+    return names(first, count < 0 || count >= left ? all.end() : first + count);
+}
+}  // namespace
+
+TEST_CASE("reverse score and lex ranges with LIMIT match brute force", "[ranges]") {
+    // Pages near the top of a range are reached by hopping blocks back from its end; longer
+    // ones by rank. Every kind of end, offsets crossing blocks, and both encodings.
+    const std::pair<long long, long long> limits[] = {{0, -1},  {0, 1},    {0, 10},    {3, 10},
+                                                      {90, 40}, {0, 600},  {450, 100}, {700, 5},
+                                                      {-1, 5},  {5000, 1}, {2, 0}};
+    for (const int n : {60, 4000}) {
+        zset::sorted_set<> s, lexset;
+        std::vector<std::pair<double, std::string>> sorted;
+        names by_name;
+        for (int i = 0; i < n; ++i) {
+            const double score = (i * 7919) % 1500;
+            const std::string m = "m" + std::to_string(10000 + i);
+            s.add(m, score);
+            lexset.add(m, 0);
+            sorted.emplace_back(score, m);
+            by_name.push_back(m);
+        }
+        std::sort(sorted.begin(), sorted.end());
+        REQUIRE(s.encoding() == (n > 128 ? zset::encoding::skiplist : zset::encoding::listpack));
+        const double his[] = {-std::numeric_limits<double>::infinity(), 0, 7, 700, 1499, 1500,
+                              std::numeric_limits<double>::infinity()};
+        for (const double lo : {-std::numeric_limits<double>::infinity(), 0.0, 300.0, 1490.0}) {
+            for (const double hi : his) {
+                for (const bool open : {false, true}) {
+                    const zset::score_range<double> r{
+                        open ? bound::exclusive_of(lo) : bound::inclusive(lo),
+                        open ? bound::exclusive_of(hi) : bound::inclusive(hi)};
+                    names descending;
+                    for (auto e = sorted.rbegin(); e != sorted.rend(); ++e)
+                        if ((open ? e->first > lo : e->first >= lo) &&
+                            (open ? e->first < hi : e->first <= hi))
+                            descending.push_back(e->second);
+                    for (const auto& [offset, count] : limits) {
+                        INFO("n " << n << " lo " << lo << " hi " << hi << " open " << open
+                                  << " limit " << offset << " " << count);
+                        const auto got = s.rev_range_by_score(r, zset::limit{offset, count});
+                        const names want = apply_limit(descending, offset, count);
+                        REQUIRE(members(got) == want);
+                        REQUIRE(got.size() == want.size());
+                    }
+                }
+            }
+        }
+        const std::size_t spans[] = {0, 1, 9, 130, 700, 1500};
+        for (std::size_t from = 0; from < by_name.size(); from += 37) {
+            for (const std::size_t span : spans) {
+                const std::size_t to = std::min(from + span, by_name.size() - 1);
+                const zset::lex_range<std::string_view> r{lex::inclusive(by_name[from]),
+                                                          lex::inclusive(by_name[to])};
+                const names descending(by_name.rbegin() +
+                                           static_cast<std::ptrdiff_t>(by_name.size() - 1 - to),
+                                       by_name.rend() - static_cast<std::ptrdiff_t>(from));
+                for (const auto& [offset, count] : limits) {
+                    INFO("n " << n << " from " << from << " span " << span << " limit " << offset
+                              << " " << count);
+                    REQUIRE(members(lexset.rev_range_by_lex(r, zset::limit{offset, count})) ==
+                            apply_limit(descending, offset, count));
+                }
+            }
         }
     }
 }

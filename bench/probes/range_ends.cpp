@@ -6,6 +6,10 @@
 //   count  ZCOUNT [lo, lo + 0.01] (1% of n, the suite's zcount)
 //   lex    ZRANGEBYLEX [p (p\xff LIMIT 0 10 over members "user:<number>" of equal score, p a
 //          random member without its last two characters (autocomplete)
+//   page   ZREVRANGEBYSCORE (hi -inf LIMIT 0 10 from a random member's score: a leaderboard's
+//          next page, walking the results
+//   top    ZREVRANGEBYSCORE +inf -inf LIMIT 0 10 (a leaderboard's first page)
+//   rank   ZREVRANGE 0 9 and ZREVRANGE 20 29 (its first and third pages by rank)
 //
 //   g++ -std=c++17 -O2 -DNDEBUG -Iinclude -Ibench bench/probes/range_ends.cpp
 //       bench/alloc_counter.cpp -o /tmp/range_ends
@@ -42,6 +46,28 @@ __attribute__((noinline)) double score_ranges(const zset::sorted_set<>& s,
     return acc;
 }
 
+__attribute__((noinline)) double rev_pages(const zset::sorted_set<>& s,
+                                           const std::vector<double>& hi, bool top) {
+    double acc = 0;
+    for (int r = 0; r < rounds; ++r)
+        for (const double h : hi)
+            for (const auto e :
+                 s.rev_range_by_score({score_bound::lowest(),
+                                       top ? score_bound::highest() : score_bound::exclusive_of(h)},
+                                      zset::limit{0, 10}))
+                acc += e.score + static_cast<double>(e.member.size());
+    return acc;
+}
+
+__attribute__((noinline)) double rev_rank_pages(const zset::sorted_set<>& s) {
+    double acc = 0;
+    for (int r = 0; r < rounds * 5000; ++r)
+        for (const long long first : {0, 20})
+            for (const auto e : s.rev_range_by_rank(first, first + 9))
+                acc += e.score + static_cast<double>(e.member.size());
+    return acc;
+}
+
 __attribute__((noinline)) double counts(const zset::sorted_set<>& s,
                                         const std::vector<double>& lo) {
     double acc = 0;
@@ -69,8 +95,9 @@ __attribute__((noinline)) double lex_ranges(const zset::sorted_set<>& s,
 int main(int argc, char** argv) {
     const char* kind = argc == 3 ? argv[2] : "";
     if (std::strcmp(kind, "score") != 0 && std::strcmp(kind, "count") != 0 &&
-        std::strcmp(kind, "lex") != 0) {
-        std::fprintf(stderr, "usage: range_ends <n> score|count|lex\n");
+        std::strcmp(kind, "lex") != 0 && std::strcmp(kind, "page") != 0 &&
+        std::strcmp(kind, "top") != 0 && std::strcmp(kind, "rank") != 0) {
+        std::fprintf(stderr, "usage: range_ends <n> score|count|lex|page|top|rank\n");
         return 2;
     }
     const std::size_t n = std::strtoul(argv[1], nullptr, 10);
@@ -104,7 +131,9 @@ int main(int argc, char** argv) {
         const double t0 = thread_cpu_seconds();
         acc += lex              ? lex_ranges(s, prefixes)
                : kind[0] == 'c' ? counts(s, lo)
-                                : score_ranges(s, lo, k);
+               : kind[0] == 's' ? score_ranges(s, lo, k)
+               : kind[0] == 'r' ? rev_rank_pages(s)
+                                : rev_pages(s, lo, kind[0] == 't');
         const double t1 = thread_cpu_seconds();
         std::printf("%.1f ", (t1 - t0) * 1e9 / (rounds * 10000.0));
     }

@@ -641,7 +641,8 @@ public:
     /// ZREVRANGE key start stop (ZRANGE ... REV): rank 0 is the highest element.
     [[nodiscard]] reverse_range rev_range_by_rank(long long start, long long stop) const noexcept {
         const auto [lo, hi] = clamp_ranks(start, stop);
-        return reverse_view(size() - hi, size() - lo);
+        return reverse_range_between({begin_point(), end_point()}, size(),
+                                     {static_cast<long long>(lo), static_cast<long long>(hi - lo)});
     }
     /// ZRANGEBYSCORE key min max [LIMIT offset count]. O(log n) to create.
     [[nodiscard]] rank_range range_by_score(const score_range<Score>& range,
@@ -652,9 +653,7 @@ public:
     /// the highest element.
     [[nodiscard]] reverse_range rev_range_by_score(const score_range<Score>& range,
                                                    limit lim = {}) const noexcept {
-        const auto [lo, hi] = score_ranks(range);
-        const auto [a, b] = apply_limit_reverse(lo, hi, lim);
-        return reverse_view(a, b);
+        return reverse_range_between(score_points(range), lim);
     }
     /// ZRANGEBYLEX key min max [LIMIT offset count]. O(log n) to create.
     [[nodiscard]] rank_range range_by_lex(const lex_range<lex_key>& range,
@@ -664,9 +663,7 @@ public:
     /// ZREVRANGEBYLEX key max min [LIMIT offset count].
     [[nodiscard]] reverse_range rev_range_by_lex(const lex_range<lex_key>& range,
                                                  limit lim = {}) const noexcept {
-        const auto [lo, hi] = lex_ranks(range);
-        const auto [a, b] = apply_limit_reverse(lo, hi, lim);
-        return reverse_view(a, b);
+        return reverse_range_between(lex_points(range), lim);
     }
 
     // ---- range removal --------------------------------------------------------------------------
@@ -1887,6 +1884,40 @@ private:
         if (hi - lo > hop_limit) return rank_range(first, nth(hi), hi - lo);
         if (walks_cold()) first.block_.prefetch_block();
         return rank_range(first, iterator_after(first.id_, first.pos_, hi - lo), hi - lo);
+    }
+    /// The elements between two points walked highest first, LIMIT applied (its offset counts
+    /// from the highest). A page that ends at most hop_limit elements below the range's top is
+    /// reached by hopping blocks back from the end point the search found, with no search by
+    /// rank (a leaderboard's ZREVRANGEBYSCORE ... LIMIT 0 10 at 10^6: two descents of the rank
+    /// tree fewer).
+    reverse_range reverse_range_between(const std::pair<rank_point, rank_point>& points,
+                                        limit lim) const noexcept {
+        return reverse_range_between(points, points_between(points.first, points.second), lim);
+    }
+    /// reverse_range_between(points, lim) given the count of elements between the points.
+    reverse_range reverse_range_between(const std::pair<rank_point, rank_point>& points,
+                                        size_type count, limit lim) const noexcept {
+        const auto [a, b] = apply_limit_reverse(0, count, lim);
+        if (skiplist_mode_ && a < b && count - a <= hop_limit) {
+            const const_iterator first = iterator_before(points.second, count - a);
+            const const_iterator last = iterator_after(first.id_, first.pos_, b - a);
+            return reverse_range(const_reverse_iterator(last), const_reverse_iterator(first),
+                                 b - a);
+        }
+        const size_type lo = rank_at(points.first);
+        return reverse_view(lo + a, lo + b);
+    }
+    /// The iterator `steps` elements before point p (skiplist mode; at least `steps` elements
+    /// precede p), found by hopping whole blocks back: O(steps / block size), no descent.
+    const_iterator iterator_before(const rank_point& p, size_type steps) const noexcept {
+        node_id id = p.node;
+        size_type pos = p.pos;
+        while (pos < steps) {
+            steps -= pos;
+            id = list_.at(id).prev;
+            pos = list_.block_of(id).size();
+        }
+        return iterator_after(id, pos - steps, 0);
     }
     /// Ranks [lo, hi) walked from hi - 1 down to lo.
     reverse_range reverse_view(size_type lo, size_type hi) const noexcept {
