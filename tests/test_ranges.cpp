@@ -192,19 +192,33 @@ TEST_CASE("walks and rank ranges over a set of many blocks match brute force", "
 // range_by_lex): in the start's block, up to 8 blocks on, else by a descent; an end before the
 // start (an empty range) takes the descent. Every distance, both kinds of end, against brute
 // force; the unbounded ends (-inf, +inf) take no search at all.
-TEST_CASE("score and lex ranges with a finite end match brute force", "[ranges]") {
+namespace {
+/// n members "m10000", "m10001", ... scored (i * 7919) % 1500 (~2.7 members a score at
+/// n = 4000) in `s`, all scored 0 in `lexset`; `sorted` is the (score, member) order and
+/// `by_name` the lex order.
+struct range_sets {
     zset::sorted_set<> s, lexset;
     std::vector<std::pair<double, std::string>> sorted;
     names by_name;
-    for (int i = 0; i < 4000; ++i) {
-        const double score = (i * 7919) % 1500;  // ~2.7 elements per score
-        const std::string m = "m" + std::to_string(10000 + i);
-        s.add(m, score);
-        lexset.add(m, 0);
-        sorted.emplace_back(score, m);
-        by_name.push_back(m);
+    explicit range_sets(int n) {
+        for (int i = 0; i < n; ++i) {
+            const double score = (i * 7919) % 1500;
+            const std::string m = "m" + std::to_string(10000 + i);
+            s.add(m, score);
+            lexset.add(m, 0);
+            sorted.emplace_back(score, m);
+            by_name.push_back(m);
+        }
+        std::sort(sorted.begin(), sorted.end());
     }
-    std::sort(sorted.begin(), sorted.end());
+};
+/// Lex range lengths that end in the start's block, a few blocks on, and far beyond.
+constexpr std::size_t lex_spans[] = {0, 1, 9, 130, 700, 1500};
+}  // namespace
+
+TEST_CASE("score and lex ranges with a finite end match brute force", "[ranges]") {
+    const range_sets sets(4000);
+    const auto& [s, lexset, sorted, by_name] = sets;
     REQUIRE(s.encoding() == zset::encoding::skiplist);
     const auto in_range = [](double v, const zset::score_range<double>& r) {
         return (r.min.exclusive ? v > r.min.value : v >= r.min.value) &&
@@ -232,9 +246,8 @@ TEST_CASE("score and lex ranges with a finite end match brute force", "[ranges]"
             }
         }
     }
-    const std::size_t spans[] = {0, 1, 9, 130, 700, 1500};
     for (std::size_t from = 0; from < by_name.size(); from += 211) {
-        for (const std::size_t span : spans) {
+        for (const std::size_t span : lex_spans) {
             const std::size_t to = std::min(from + span, by_name.size() - 1);
             const zset::lex_range<std::string_view> r{lex::inclusive(by_name[from]),
                                                       lex::exclusive(by_name[to])};
@@ -268,18 +281,8 @@ TEST_CASE("reverse score and lex ranges with LIMIT match brute force", "[ranges]
                                                       {90, 40}, {0, 600},  {450, 100}, {700, 5},
                                                       {-1, 5},  {5000, 1}, {2, 0}};
     for (const int n : {60, 4000}) {
-        zset::sorted_set<> s, lexset;
-        std::vector<std::pair<double, std::string>> sorted;
-        names by_name;
-        for (int i = 0; i < n; ++i) {
-            const double score = (i * 7919) % 1500;
-            const std::string m = "m" + std::to_string(10000 + i);
-            s.add(m, score);
-            lexset.add(m, 0);
-            sorted.emplace_back(score, m);
-            by_name.push_back(m);
-        }
-        std::sort(sorted.begin(), sorted.end());
+        const range_sets sets(n);
+        const auto& [s, lexset, sorted, by_name] = sets;
         REQUIRE(s.encoding() == (n > 128 ? zset::encoding::skiplist : zset::encoding::listpack));
         const double his[] = {-std::numeric_limits<double>::infinity(), 0, 7, 700, 1499, 1500,
                               std::numeric_limits<double>::infinity()};
@@ -305,9 +308,8 @@ TEST_CASE("reverse score and lex ranges with LIMIT match brute force", "[ranges]
                 }
             }
         }
-        const std::size_t spans[] = {0, 1, 9, 130, 700, 1500};
         for (std::size_t from = 0; from < by_name.size(); from += 37) {
-            for (const std::size_t span : spans) {
+            for (const std::size_t span : lex_spans) {
                 const std::size_t to = std::min(from + span, by_name.size() - 1);
                 const zset::lex_range<std::string_view> r{lex::inclusive(by_name[from]),
                                                           lex::inclusive(by_name[to])};
