@@ -132,7 +132,7 @@ TEST_CASE("score ranges with LIMIT match brute force across block boundaries", "
             const auto first = std::find_if(sorted.begin(), sorted.end(), [&](const auto& e) {
                 return exclusive ? e.first > lo : e.first >= lo;
             });
-            for (const long long offset : {0LL, 3LL}) {
+            for (const long long offset : {0LL, 3LL, 130LL, 500LL, 600LL}) {
                 for (const long long count : counts) {
                     const auto min = exclusive ? bound::exclusive_of(lo) : bound::inclusive(lo);
                     const auto got = members(
@@ -277,9 +277,9 @@ names apply_limit(const names& all, long long offset, long long count) {
 TEST_CASE("reverse score and lex ranges with LIMIT match brute force", "[ranges]") {
     // Pages near the top of a range are reached by hopping blocks back from its end; longer
     // ones by rank. Every kind of end, offsets crossing blocks, and both encodings.
-    const std::pair<long long, long long> limits[] = {{0, -1},  {0, 1},    {0, 10},    {3, 10},
-                                                      {90, 40}, {0, 600},  {450, 100}, {700, 5},
-                                                      {-1, 5},  {5000, 1}, {2, 0}};
+    const std::pair<long long, long long> limits[] = {
+        {0, -1},    {0, 1},   {0, 10},  {3, 10}, {90, 40},  {0, 600}, {450, 100},
+        {100, 300}, {0, 512}, {700, 5}, {-1, 5}, {5000, 1}, {2, 0}};
     for (const int n : {60, 4000}) {
         const range_sets sets(n);
         const auto& [s, lexset, sorted, by_name] = sets;

@@ -653,7 +653,9 @@ public:
     /// the highest element.
     [[nodiscard]] reverse_range rev_range_by_score(const score_range<Score>& range,
                                                    limit lim = {}) const noexcept {
-        return reverse_range_between(score_points(range), lim);
+        const auto points = score_points(range);
+        if (skiplist_mode_ && short_page(lim) && !inverted(range)) return reverse_page(points, lim);
+        return reverse_range_between(points, lim);
     }
     /// ZRANGEBYLEX key min max [LIMIT offset count]. O(log n) to create.
     [[nodiscard]] rank_range range_by_lex(const lex_range<lex_key>& range,
@@ -1847,7 +1849,13 @@ private:
                                      limit lim) const noexcept {
         const rank_point& at = points.first;
         const auto [a, b] = apply_limit(0, points_between(at, points.second, walk_hops), lim);
-        if (skiplist_mode_ && a == 0 && b <= hop_limit) return forward_range_from(at, 0, b);
+        if (skiplist_mode_ && b <= hop_limit) {
+            if (a == 0) return forward_range_from(at, 0, b);
+            if (a < b) {  // a page after an offset: hopped to as well
+                const const_iterator first = iterator_after(at.node, at.pos, a);
+                return forward_range_at(first.id_, first.pos_, 0, b - a);
+            }
+        }
         const size_type lo = rank_at(at);
         return a == 0 ? forward_range_from(at, lo, lo + b) : forward_range(lo + a, lo + b);
     }
@@ -1906,6 +1914,50 @@ private:
         }
         const size_type lo = rank_at(points.first);
         return reverse_view(lo + a, lo + b);
+    }
+    /// Is lim a page of at most hop_limit elements from the range's top (offset + count)?
+    static bool short_page(limit lim) noexcept {
+        const auto most = static_cast<long long>(hop_limit);
+        return lim.offset >= 0 && lim.count >= 0 && lim.offset <= most &&
+               lim.count <= most - lim.offset;
+    }
+    /// Does the score range hold no score at all (min above max, or one score with an
+    /// exclusive end, or NaN)? Then its start point may lie after its end.
+    static bool inverted(const score_range<Score>& r) noexcept {
+        if constexpr (std::is_floating_point_v<Score>)
+            if (std::isnan(r.min.value) || std::isnan(r.max.value)) return true;
+        return r.max.value < r.min.value ||
+               (!(r.min.value < r.max.value) && (r.min.exclusive || r.max.exclusive));
+    }
+    /// reverse_range_between() for a short page (short_page) of a range whose start point is
+    /// not after its end (skiplist mode): walks back from the end at most offset + count
+    /// elements, stopping at the start, so a range with that many elements needs no count of
+    /// them (a leaderboard's next page at 10^6: no rank-tree climb between its two ends).
+    reverse_range reverse_page(const std::pair<rank_point, rank_point>& points,
+                               limit lim) const noexcept {
+        const rank_point& start = points.first;
+        auto need = static_cast<size_type>(lim.offset + lim.count);
+        node_id id = points.second.node;
+        size_type pos = points.second.pos, found = 0;
+        for (;;) {
+            const size_type here = id != start.node ? pos : pos > start.pos ? pos - start.pos : 0;
+            if (need <= here) {
+                pos -= need;
+                found += need;
+                break;
+            }
+            found += here;
+            need -= here;
+            pos -= here;
+            if (id == start.node) break;
+            id = list_.at(id).prev;
+            pos = list_.block_of(id).size();
+        }
+        const auto [a, b] = apply_limit_reverse(0, found, lim);
+        if (a >= b) return reverse_range(rend(), rend(), 0);
+        const const_iterator first = iterator_after(id, pos, a);
+        const const_iterator last = iterator_after(first.id_, first.pos_, b - a);
+        return reverse_range(const_reverse_iterator(last), const_reverse_iterator(first), b - a);
     }
     /// The iterator `steps` elements before point p (skiplist mode; at least `steps` elements
     /// precede p), found by hopping whole blocks back: O(steps / block size), no descent.
