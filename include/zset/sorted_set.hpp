@@ -1851,10 +1851,7 @@ private:
         const auto [a, b] = apply_limit(0, points_between(at, points.second, walk_hops), lim);
         if (skiplist_mode_ && b <= hop_limit) {
             if (a == 0) return forward_range_from(at, 0, b);
-            if (a < b) {  // a page after an offset: hopped to as well
-                const const_iterator first = iterator_after(at.node, at.pos, a);
-                return forward_range_at(first.id_, first.pos_, 0, b - a);
-            }
+            if (a < b) return forward_range_at(at.node, at.pos + a, 0, b - a);  // after an offset
         }
         const size_type lo = rank_at(at);
         return a == 0 ? forward_range_from(at, lo, lo + b) : forward_range(lo + a, lo + b);
@@ -1883,9 +1880,9 @@ private:
     /// 78 -> 73 ns at 10^3 but 34 -> 38 ns at 100 and 345 -> 365 ns at 10^5, where the end
     /// lies some 15 blocks on and the test of the start's block only adds to the descent.
     static constexpr int search_alone = -1;
-    /// The range [lo, hi) whose first element is at position pos of block id (pos may be the
-    /// block's size: the next block's first). A short range (hop_limit) finds its end by
-    /// hopping blocks, and requests the records it will walk.
+    /// The range [lo, hi) whose first element is at position pos of block id (pos may lie
+    /// past the block's end: the element that many positions on, in the blocks after). A short
+    /// range (hop_limit) finds its end by hopping blocks, and requests the records it will walk.
     rank_range forward_range_at(node_id id, size_type pos, size_type lo,
                                 size_type hi) const noexcept {
         const const_iterator first = iterator_after(id, pos, 0);
@@ -1906,12 +1903,8 @@ private:
     reverse_range reverse_range_between(const std::pair<rank_point, rank_point>& points,
                                         size_type count, limit lim) const noexcept {
         const auto [a, b] = apply_limit_reverse(0, count, lim);
-        if (skiplist_mode_ && a < b && count - a <= hop_limit) {
-            const const_iterator first = iterator_before(points.second, count - a);
-            const const_iterator last = iterator_after(first.id_, first.pos_, b - a);
-            return reverse_range(const_reverse_iterator(last), const_reverse_iterator(first),
-                                 b - a);
-        }
+        if (skiplist_mode_ && a < b && count - a <= hop_limit)
+            return reverse_from(iterator_before(points.second, count - a), b - a);
         const size_type lo = rank_at(points.first);
         return reverse_view(lo + a, lo + b);
     }
@@ -1954,10 +1947,13 @@ private:
             pos = list_.block_of(id).size();
         }
         const auto [a, b] = apply_limit_reverse(0, found, lim);
-        if (a >= b) return reverse_range(rend(), rend(), 0);
-        const const_iterator first = iterator_after(id, pos, a);
-        const const_iterator last = iterator_after(first.id_, first.pos_, b - a);
-        return reverse_range(const_reverse_iterator(last), const_reverse_iterator(first), b - a);
+        if (a >= b) return reverse_view(0, 0);
+        return reverse_from(iterator_after(id, pos, a), b - a);
+    }
+    /// The n elements from `first` on (skiplist mode), walked highest first.
+    reverse_range reverse_from(const const_iterator& first, size_type n) const noexcept {
+        const const_iterator last = iterator_after(first.id_, first.pos_, n);
+        return reverse_range(const_reverse_iterator(last), const_reverse_iterator(first), n);
     }
     /// The iterator `steps` elements before point p (skiplist mode; at least `steps` elements
     /// precede p), found by hopping whole blocks back: O(steps / block size), no descent.
