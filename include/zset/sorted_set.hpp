@@ -1664,6 +1664,13 @@ private:
     /// the order. O(log n).
     template <class GoesBefore>
     rank_point point_before(const GoesBefore& goes_before) const noexcept {
+        path p;
+        return point_before(goes_before, p);
+    }
+    /// point_before(goes_before), leaving the descent's path in p (skiplist mode) for a search
+    /// of the range's end (point_after).
+    template <class GoesBefore>
+    rank_point point_before(const GoesBefore& goes_before, path& p) const noexcept {
         if (empty()) return {};
         if (!skiplist_mode_) {
             // The first element first, as skiplist mode's descent compares the first block's
@@ -1673,14 +1680,29 @@ private:
             if (!element_goes_before(lp_, 0, goes_before)) return {0, 0};
             return {0, point_in_block(lp_, goes_before)};
         }
-        path p;
-        list_.descend(
-            [&](const node& n) {
-                return goes_before(n.first_score, [&n]() -> key_view { return n.data.member(0); });
-            },
-            p);
-        if (p.at[0] == list_type::head_id) return {list_.first(), 0};
-        return {p.at[0], point_in_block(list_.block_of(p.at[0]), goes_before)};
+        list_.descend(node_goes_before(goes_before), p);
+        return point_in_node(p.at[0], goes_before);
+    }
+    /// point_before(goes_before) for a range's end, when the search for its start left path
+    /// `start` (skiplist::descend_from: from the start's nodes rather than from the head).
+    template <class GoesBefore>
+    rank_point point_after(const path& start, const GoesBefore& goes_before) const noexcept {
+        if (empty() || !skiplist_mode_) return point_before(goes_before);
+        return point_in_node(list_.descend_from(start, node_goes_before(goes_before)), goes_before);
+    }
+    /// goes_before on a node's first element (its cached score, its member on demand).
+    template <class GoesBefore>
+    static auto node_goes_before(const GoesBefore& goes_before) noexcept {
+        return [&goes_before](const node& n) {
+            return goes_before(n.first_score, [&n]() -> key_view { return n.data.member(0); });
+        };
+    }
+    /// The point in the block of node x, the level-0 node a descent ended on (the first
+    /// block's start when the descent stayed at the head).
+    template <class GoesBefore>
+    rank_point point_in_node(node_id x, const GoesBefore& goes_before) const noexcept {
+        if (x == list_type::head_id) return {list_.first(), 0};
+        return {x, point_in_block(list_.block_of(x), goes_before)};
     }
     /// point_before(goes_before) for the end of a range that starts at `from`: searched forward
     /// from from's block, hopping up to `hops` blocks before falling back to a descent. A
@@ -1743,10 +1765,10 @@ private:
     }
 
     /// Where a score range starts and ends (the end may lie before the start: then it is
-    /// empty). The end is searched forward from the start, up to `hops` blocks on, or on its
-    /// own (search_alone).
+    /// empty). The end is searched forward from the start, up to `hops` blocks on, or through
+    /// the levels from the start's search path (climb_from_start).
     std::pair<rank_point, rank_point> score_points(const score_range<Score>& r,
-                                                   int hops = search_alone) const noexcept {
+                                                   int hops = climb_from_start) const noexcept {
         if constexpr (std::is_floating_point_v<Score>)
             if (std::isnan(r.min.value) || std::isnan(r.max.value)) return {};  // matches nothing
         // One predicate type for both ends, so point_before is compiled once: a score goes
@@ -1757,15 +1779,17 @@ private:
                 [bound, strict](Score s, const auto&) { return strict ? s < bound : !(bound < s); };
         };
         // the unbounded ends (-inf / +inf) need no search
-        const rank_point start =
-            !r.min.exclusive && !(score_bound<Score>::lowest().value < r.min.value)
-                ? begin_point()
-                : point_before(goes_before(r.min.value, !r.min.exclusive));
+        const bool from_lowest =
+            !r.min.exclusive && !(score_bound<Score>::lowest().value < r.min.value);
+        path p;
+        const rank_point start = from_lowest
+                                     ? begin_point()
+                                     : point_before(goes_before(r.min.value, !r.min.exclusive), p);
         if (!r.max.exclusive && !(r.max.value < score_bound<Score>::highest().value))
             return {start, end_point()};
         const auto before_max = goes_before(r.max.value, r.max.exclusive);
-        return {start, hops == search_alone ? point_before(before_max)
-                                            : point_before_from(start, before_max, hops)};
+        if (hops != climb_from_start) return {start, point_before_from(start, before_max, hops)};
+        return {start, from_lowest ? point_before(before_max) : point_after(p, before_max)};
     }
     /// The ranks [lo, hi) between two points.
     std::pair<size_type, size_type>
@@ -1795,17 +1819,18 @@ private:
     }
 
     std::pair<rank_point, rank_point> lex_points(const lex_range<lex_key>& r,
-                                                 int hops = search_alone) const noexcept {
+                                                 int hops = climb_from_start) const noexcept {
         // one predicate type for both ends (point_before compiled once)
         const auto goes_before = [this](const lex_bound<lex_key>& bound, bool lower) {
             return [this, &bound, lower](Score, const auto& member_of) {
                 return before_lex_bound(member_of(), bound, lower);
             };
         };
-        const rank_point start = point_before(goes_before(r.min, true));
+        path p;
+        const rank_point start = point_before(goes_before(r.min, true), p);
         const auto before_max = goes_before(r.max, false);
-        return {start, hops == search_alone ? point_before(before_max)
-                                            : point_before_from(start, before_max, hops)};
+        return {start, hops == climb_from_start ? point_after(p, before_max)
+                                                : point_before_from(start, before_max, hops)};
     }
     std::pair<size_type, size_type> lex_ranks(const lex_range<lex_key>& r) const noexcept {
         return ranks_of(lex_points(r));
@@ -1874,12 +1899,14 @@ private:
     static constexpr size_type hop_limit = 512;
     /// Blocks a short range's count may hop (hop_limit elements in blocks at least half full).
     static constexpr int walk_hops = 8;
-    /// score_points() / lex_points(): search the end by its own descent, independent of the
-    /// start's. Counts do: the two descents overlap in the processor, and with the forward
-    /// search (hops 0) ZCOUNT of 1% of n (`bench/probes`-style driver, medians of 3 rounds) went
-    /// 78 -> 73 ns at 10^3 but 34 -> 38 ns at 100 and 345 -> 365 ns at 10^5, where the end
-    /// lies some 15 blocks on and the test of the start's block only adds to the descent.
-    static constexpr int search_alone = -1;
+    /// score_points() / lex_points(): search the end through the skiplist's levels from the
+    /// nodes the start's descent passed (point_after, skiplist::descend_from), not along level 0.
+    /// Counts and reverse ranges do. ZCOUNT of 1% of n (bench/probes/range_ends.cpp `count`,
+    /// alternated, medians of 5 passes): 10^4 152-153 -> 131 ns, 10^5 345-383 -> 297-310 ns
+    /// against an independent second descent from the head; at 10^5 0.1.0 reads 289-296 there.
+    /// The level-0 hop (hops 0) was slower at 10^5 (345 -> 365 ns), where the end lies some
+    /// 11-15 blocks on.
+    static constexpr int climb_from_start = -1;
     /// The range [lo, hi) whose first element is at position pos of block id (pos may lie
     /// past the block's end: the element that many positions on, in the blocks after). A short
     /// range (hop_limit) finds its end by hopping blocks, and requests the records it will walk.

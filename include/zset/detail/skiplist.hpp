@@ -200,6 +200,32 @@ public:
         }
     }
 
+    /// The level-0 node descend(goes_before, p) would end on, for a predicate that holds for at
+    /// least the prefix another one held for, when a descent by that one left path `from` (a
+    /// range's end, searched after its start). The end's predecessors lie at or after the
+    /// start's, so the search climbs from the start's level-0 node while the next node at that
+    /// level still goes before, then descends from the start's node at the level below: for a
+    /// range over k blocks, about log4(k) levels up and down, on nodes the first descent mostly
+    /// read. If the predicate holds for a shorter prefix instead (an empty range), the climb
+    /// stops at once and the result is from.at[0], not after the start.
+    template <class GoesBefore>
+    node_id descend_from(const path& from, const GoesBefore& goes_before) const {
+        const auto goes_on = [&](node_id x, int level) {
+            const node_id next = nodes_[x].at(level).next;
+            return next != head_id && goes_before(nodes_[next]);
+        };
+        int top = 0;
+        while (top + 1 < level_ && goes_on(from.at[top], top)) ++top;
+        node_id x = from.at[top];
+        for (int i = top; i >= 0; --i) {
+            // below the climb's top the start's node and its successor go before: the end's
+            // predecessor lies beyond both, so a walk that has not left from.at[i + 1] jumps
+            if (i < top && x == from.at[i + 1]) x = from.at[i];
+            while (goes_on(x, i)) x = nodes_[x].at(i).next;
+        }
+        return x;
+    }
+
     /// Fills `p` with the strict predecessors of node x at every level (the last node before x
     /// that has the level). Only an unlink needs them. The descent orders nodes by their cached
     /// first scores and, between equal ones, by start rank (rank tree), so it needs no key
