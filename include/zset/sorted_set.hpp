@@ -1664,13 +1664,6 @@ private:
     /// the order. O(log n).
     template <class GoesBefore>
     rank_point point_before(const GoesBefore& goes_before) const noexcept {
-        path p;
-        return point_before(goes_before, p);
-    }
-    /// point_before(goes_before), leaving the descent's path in p (skiplist mode) for a search
-    /// of the range's end (point_after).
-    template <class GoesBefore>
-    rank_point point_before(const GoesBefore& goes_before, path& p) const noexcept {
         if (empty()) return {};
         if (!skiplist_mode_) {
             // The first element first, as skiplist mode's descent compares the first block's
@@ -1680,15 +1673,29 @@ private:
             if (!element_goes_before(lp_, 0, goes_before)) return {0, 0};
             return {0, point_in_block(lp_, goes_before)};
         }
+        path p;
         list_.descend(node_goes_before(goes_before), p);
         return point_in_node(p.at[0], goes_before);
     }
-    /// point_before(goes_before) for a range's end, when the search for its start left path
-    /// `start` (skiplist::descend_from: from the start's nodes rather than from the head).
+    /// {point_before(before_min), point_before(before_max)} for a range's two ends, before_max
+    /// holding for at least the prefix before_min holds for unless the range is empty. The end
+    /// is searched from the nodes the start's descent passed (skiplist::descend_from), and the
+    /// two blocks are then searched together (block::partition_points), their record reads
+    /// overlapping.
     template <class GoesBefore>
-    rank_point point_after(const path& start, const GoesBefore& goes_before) const noexcept {
-        if (empty() || !skiplist_mode_) return point_before(goes_before);
-        return point_in_node(list_.descend_from(start, node_goes_before(goes_before)), goes_before);
+    std::pair<rank_point, rank_point> both_points(const GoesBefore& before_min,
+                                                  const GoesBefore& before_max) const noexcept {
+        if (empty() || !skiplist_mode_) return {point_before(before_min), point_before(before_max)};
+        path p;
+        list_.descend(node_goes_before(before_min), p);
+        const node_id a = p.at[0], b = list_.descend_from(p, node_goes_before(before_max));
+        if (a == list_type::head_id || b == list_type::head_id)
+            return {point_in_node(a, before_min), point_in_node(b, before_max)};
+        const block_type ba = list_.block_of(a), bb = list_.block_of(b);
+        const auto [i, j] = block_type::partition_points(
+            ba, [&](size_type k) { return element_goes_before(ba, k, before_min); }, bb,
+            [&](size_type k) { return element_goes_before(bb, k, before_max); }, search_mode());
+        return {{a, i}, {b, j}};
     }
     /// goes_before on a node's first element (its cached score, its member on demand).
     template <class GoesBefore>
@@ -1781,15 +1788,16 @@ private:
         // the unbounded ends (-inf / +inf) need no search
         const bool from_lowest =
             !r.min.exclusive && !(score_bound<Score>::lowest().value < r.min.value);
-        path p;
-        const rank_point start = from_lowest
-                                     ? begin_point()
-                                     : point_before(goes_before(r.min.value, !r.min.exclusive), p);
-        if (!r.max.exclusive && !(r.max.value < score_bound<Score>::highest().value))
-            return {start, end_point()};
+        const bool to_highest =
+            !r.max.exclusive && !(r.max.value < score_bound<Score>::highest().value);
+        const auto before_min = goes_before(r.min.value, !r.min.exclusive);
         const auto before_max = goes_before(r.max.value, r.max.exclusive);
+        if (hops == climb_from_start && !from_lowest && !to_highest)
+            return both_points(before_min, before_max);
+        const rank_point start = from_lowest ? begin_point() : point_before(before_min);
+        if (to_highest) return {start, end_point()};
         if (hops != climb_from_start) return {start, point_before_from(start, before_max, hops)};
-        return {start, from_lowest ? point_before(before_max) : point_after(p, before_max)};
+        return {start, point_before(before_max)};
     }
     /// The ranks [lo, hi) between two points.
     std::pair<size_type, size_type>
@@ -1826,11 +1834,11 @@ private:
                 return before_lex_bound(member_of(), bound, lower);
             };
         };
-        path p;
-        const rank_point start = point_before(goes_before(r.min, true), p);
+        const auto before_min = goes_before(r.min, true);
         const auto before_max = goes_before(r.max, false);
-        return {start, hops == climb_from_start ? point_after(p, before_max)
-                                                : point_before_from(start, before_max, hops)};
+        if (hops == climb_from_start) return both_points(before_min, before_max);
+        const rank_point start = point_before(before_min);
+        return {start, point_before_from(start, before_max, hops)};
     }
     std::pair<size_type, size_type> lex_ranks(const lex_range<lex_key>& r) const noexcept {
         return ranks_of(lex_points(r));
@@ -1900,12 +1908,12 @@ private:
     /// Blocks a short range's count may hop (hop_limit elements in blocks at least half full).
     static constexpr int walk_hops = 8;
     /// score_points() / lex_points(): search the end through the skiplist's levels from the
-    /// nodes the start's descent passed (point_after, skiplist::descend_from), not along level 0.
-    /// Counts and reverse ranges do. ZCOUNT of 1% of n (bench/probes/range_ends.cpp `count`,
-    /// alternated, medians of 5 passes): 10^4 152-153 -> 131 ns, 10^5 345-383 -> 297-310 ns
-    /// against an independent second descent from the head; at 10^5 0.1.0 reads 289-296 there.
-    /// The level-0 hop (hops 0) was slower at 10^5 (345 -> 365 ns), where the end lies some
-    /// 11-15 blocks on.
+    /// nodes the start's descent passed (skiplist::descend_from), not along level 0, then both
+    /// ends' blocks together (both_points). Counts and reverse ranges do. ZCOUNT of 1% of n
+    /// (bench/probes/range_ends.cpp `count`, alternated, medians of 5 passes) against a second
+    /// descent from the head and separate block searches: 10^3 78.5-78.9 -> 61.0-61.3 ns, 10^5
+    /// 346-362 -> 278-282 ns (0.1.0: 290-294). The level-0 hop (hops 0) was slower for counts
+    /// at 10^5 (345 -> 365 ns), where the end lies some 11-15 blocks on.
     static constexpr int climb_from_start = -1;
     /// The range [lo, hi) whose first element is at position pos of block id (pos may lie
     /// past the block's end: the element that many positions on, in the blocks after). A short

@@ -369,6 +369,35 @@ public:
         return base + (goes_before(base) ? 1 : 0);
     }
 
+    /// partition_point() in two blocks at once (a range's two ends), their probes interleaved
+    /// step by step so that the two chains of dependent record reads overlap. Returns the
+    /// positions in a and in b.
+    template <class GoesBeforeA, class GoesBeforeB>
+    static std::pair<size_type, size_type> partition_points(block a, const GoesBeforeA& before_a,
+                                                            block b, const GoesBeforeB& before_b,
+                                                            search mode = search::cached) {
+        if (a.size() == 0 || b.size() == 0)
+            return {a.partition_point(before_a, mode), b.partition_point(before_b, mode)};
+        if (mode == search::cold) {
+            a.prefetch_block();
+            if (b != a) b.prefetch_block();
+        }
+        size_type base_a = 0, len_a = a.size(), base_b = 0, len_b = b.size();
+        while (len_a > 1 || len_b > 1) {
+            if (len_a > 1) {
+                const size_type half = len_a / 2;
+                base_a = before_a(base_a + half) ? base_a + half : base_a;
+                len_a -= half;
+            }
+            if (len_b > 1) {
+                const size_type half = len_b / 2;
+                base_b = before_b(base_b + half) ? base_b + half : base_b;
+                len_b -= half;
+            }
+        }
+        return {base_a + (before_a(base_a) ? 1 : 0), base_b + (before_b(base_b) ? 1 : 0)};
+    }
+
     /// First position whose (score, member) is not less than (s, m).
     template <class Compare>
     size_type lower_bound(Score s, view m, const Compare& less,
