@@ -330,7 +330,7 @@ TEST_CASE("reverse score and lex ranges with LIMIT match brute force", "[ranges]
 // ZCOUNT and ZLEXCOUNT search a range's end from the nodes the search for its start passed
 // (skiplist::descend_from): up from the start's block while the next node at a level still
 // lies before the end, then down. Widths from nothing to the whole set over 60,000 members
-// (skiplist levels up to 8), every kind of end, and ranges empty by their bounds, against
+// (469 blocks or more), every kind of end, and ranges empty by their bounds, against
 // brute force.
 TEST_CASE("counts search the end from the start's path and match brute force", "[ranges]") {
     constexpr int n = 60000;
