@@ -358,15 +358,24 @@ public:
         const std::uint16_t* o = order();
         if (mode == search::cold) prefetch_block();
         while (len > 1) {
-            const size_type half = len / 2;
-            if (mode == search::cold) {
+            if (mode == search::cold) {  // the records the next step may probe
+                const size_type half = len / 2;
                 prefetch(record(o[base + half / 2]));
                 prefetch(record(o[base + half + half / 2]));
             }
-            base = goes_before(base + half) ? base + half : base;
-            len -= half;
+            halve(base, len, goes_before);
         }
         return base + (goes_before(base) ? 1 : 0);
+    }
+
+    /// One step of the binary search over positions [base, base + len), len > 1: keeps the
+    /// half where goes_before turns false, by a conditional move.
+    template <class GoesBefore>
+    ZSET_ALWAYS_INLINE static void halve(size_type& base, size_type& len,
+                                         const GoesBefore& goes_before) {
+        const size_type half = len / 2;
+        base = goes_before(base + half) ? base + half : base;
+        len -= half;
     }
 
     /// partition_point() in two blocks at once (a range's two ends), their probes interleaved
@@ -384,16 +393,8 @@ public:
         }
         size_type base_a = 0, len_a = a.size(), base_b = 0, len_b = b.size();
         while (len_a > 1 || len_b > 1) {
-            if (len_a > 1) {
-                const size_type half = len_a / 2;
-                base_a = before_a(base_a + half) ? base_a + half : base_a;
-                len_a -= half;
-            }
-            if (len_b > 1) {
-                const size_type half = len_b / 2;
-                base_b = before_b(base_b + half) ? base_b + half : base_b;
-                len_b -= half;
-            }
+            if (len_a > 1) halve(base_a, len_a, before_a);
+            if (len_b > 1) halve(base_b, len_b, before_b);
         }
         return {base_a + (before_a(base_a) ? 1 : 0), base_b + (before_b(base_b) ? 1 : 0)};
     }
