@@ -1681,11 +1681,20 @@ private:
     /// holding for at least the prefix before_min holds for unless the range is empty. The end
     /// is searched from the nodes the start's descent passed (skiplist::descend_from), and the
     /// two blocks are then searched together (block::partition_points), their record reads
-    /// overlapping.
+    /// overlapping; in listpack mode the one block is searched for both ends together.
     template <class GoesBefore>
     std::pair<rank_point, rank_point> both_points(const GoesBefore& before_min,
                                                   const GoesBefore& before_max) const noexcept {
-        if (empty() || !skiplist_mode_) return {point_before(before_min), point_before(before_max)};
+        if (empty()) return {};
+        if (!skiplist_mode_) {
+            // element 0 first, as point_before does: a range from the set's start searches once
+            if (!element_goes_before(lp_, 0, before_min)) return {{0, 0}, point_before(before_max)};
+            const auto [i, j] = block_type::partition_points(
+                lp_, [&](size_type k) { return element_goes_before(lp_, k, before_min); }, lp_,
+                [&](size_type k) { return element_goes_before(lp_, k, before_max); },
+                search_mode());
+            return {{0, i}, {0, j}};
+        }
         path p;
         list_.descend(node_goes_before(before_min), p);
         const node_id a = p.at[0], b = list_.descend_from(p, node_goes_before(before_max));
@@ -1733,8 +1742,8 @@ private:
     }
     /// Does the element at position j of block b go before?
     template <class GoesBefore>
-    static bool element_goes_before(block_type b, size_type j,
-                                    const GoesBefore& goes_before) noexcept {
+    ZSET_ALWAYS_INLINE static bool element_goes_before(block_type b, size_type j,
+                                                       const GoesBefore& goes_before) noexcept {
         const ref_type r = b.ref(j);
         return goes_before(b.score_of(r), [b, r]() -> key_view { return b.member_of(r); });
     }
