@@ -102,7 +102,7 @@ set_t random_set(std::mt19937_64& rng, std::size_t n, std::size_t max_len,
             m = std::string("\0\xff", 2) + std::to_string(i);
             break;
         default: {
-            m.resize(rng() % (max_len + 1));
+            m.resize(static_cast<std::size_t>(rng() % (max_len + 1)));
             for (char& c : m) c = static_cast<char>(static_cast<unsigned char>(rng() & 0xFFu));
         }
         }
@@ -110,7 +110,7 @@ set_t random_set(std::mt19937_64& rng, std::size_t n, std::size_t max_len,
         double sc = 0;
         switch (rng() % 5) {
         case 0:
-            sc = special_scores[rng() % special_scores.size()];
+            sc = special_scores[static_cast<std::size_t>(rng() % special_scores.size())];
             break;
         case 1:
             sc = static_cast<double>(static_cast<long long>(rng() % 1000) - 500);
@@ -176,7 +176,8 @@ TEST_CASE("dump: round trip set -> dump -> restore, both encodings", "[dump]") {
 TEST_CASE("dump: bytes equal the codec's dump of the same element list", "[dump]") {
     std::mt19937_64 rng(77);
     for (int rep = 0; rep < 30; ++rep) {
-        const set_t s = random_set(rng, rng() % 300 + 1, rng() % 2 ? 64 : 90);
+        const set_t s =
+            random_set(rng, static_cast<std::size_t>(rng() % 300 + 1), rng() % 2 ? 64 : 90);
         const auto els = elements_of(s);
         for (const std::uint16_t version : {std::uint16_t{10}, std::uint16_t{9}, std::uint16_t{7},
                                             std::uint16_t{11}, std::uint16_t{12}}) {

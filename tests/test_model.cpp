@@ -66,7 +66,9 @@ struct member_source<std::string> {
             pool.push_back(std::move(m));
         }
     }
-    const std::string& pick(std::mt19937_64& rng) const { return pool[rng() % pool.size()]; }
+    const std::string& pick(std::mt19937_64& rng) const {
+        return pool[static_cast<std::size_t>(rng() % pool.size())];
+    }
     static std::string_view view(const std::string& m) { return m; }
 };
 
@@ -233,7 +235,8 @@ void run_model(const model_config& cfg) {
             bool poison = false;
             if constexpr (std::is_floating_point_v<Score>) {
                 if (!batch.empty() && rng() % 5 == 0) {
-                    batch[rng() % batch.size()].second = std::numeric_limits<Score>::quiet_NaN();
+                    batch[static_cast<std::size_t>(rng() % batch.size())].second =
+                        std::numeric_limits<Score>::quiet_NaN();
                     poison = true;
                 }
             }
@@ -367,7 +370,7 @@ void run_model(const model_config& cfg) {
                 ref.erase_ranks(lo, hi);
             }
         } else if (choice < 900) {  // ZPOPMIN / ZPOPMAX
-            const std::size_t count = rng() % 5;
+            const auto count = static_cast<std::size_t>(rng() % 5);
             const auto all = ref.all();
             const std::size_t n = std::min(count, all.size());
             if (rng() % 2) {
@@ -406,7 +409,7 @@ void run_model(const model_config& cfg) {
             const auto before = ref.scores;
             std::size_t steps = 0;
             do {
-                cursor = s.scan(cursor, 1 + rng() % 20,
+                cursor = s.scan(cursor, static_cast<std::size_t>(1 + rng() % 20),
                                 [&](const auto& e) { seen.insert(Member(e.member)); });
                 // mutate between calls: members added now need not be seen; removed ones are
                 // excluded from the requirement below
@@ -492,7 +495,7 @@ TEST_CASE("model: string members, every threshold", "[model]") {
     };
     for (const auto& cfg : configs) {
         model_config scaled = cfg;
-        scaled.operations *= scale;
+        scaled.operations *= static_cast<std::size_t>(scale);
         CAPTURE(cfg.seed, cfg.opts.max_listpack_entries, cfg.opts.max_listpack_value);
         run_model<std::string, double>(scaled);
     }

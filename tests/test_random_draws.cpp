@@ -28,11 +28,11 @@ struct seven_values {
 /// expected draws / n.
 template <class Generator>
 void check_uniform(Generator gen, std::uint64_t n, std::size_t draws) {
-    std::vector<std::size_t> hits(n);
+    std::vector<std::size_t> hits(static_cast<std::size_t>(n));
     for (std::size_t i = 0; i < draws; ++i) {
         const std::uint64_t v = zset::detail::uniform_below(gen, n);
         REQUIRE(v < n);
-        ++hits[v];
+        ++hits[static_cast<std::size_t>(v)];
     }
     const double expected = static_cast<double>(draws) / static_cast<double>(n);
     for (std::size_t c : hits) {

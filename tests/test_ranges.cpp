@@ -1,5 +1,6 @@
 // ZRANGE by rank / score / lex, their REV forms, LIMIT, ZCOUNT, ZLEXCOUNT.
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <string>
 #include <utility>
@@ -141,7 +142,7 @@ TEST_CASE("score ranges with LIMIT match brute force across block boundaries", "
                         std::max(0LL, static_cast<long long>(sorted.end() - first) - offset);
                     const auto take = count < 0 ? left : std::min(count, left);
                     names expected;
-                    for (auto it = first + (left > 0 ? offset : 0);
+                    for (auto it = first + static_cast<std::ptrdiff_t>(left > 0 ? offset : 0);
                          expected.size() < static_cast<std::size_t>(take); ++it)
                         expected.push_back(it->second);
                     INFO("lo " << lo << (exclusive ? " exclusive" : "") << " offset " << offset
@@ -181,9 +182,11 @@ TEST_CASE("walks and rank ranges over a set of many blocks match brute force", "
             INFO("start " << start << " length " << length);
             const auto stop = std::min(start + length, 60000LL);
             REQUIRE(members(s.range_by_rank(start, stop - 1)) ==
-                    names(all.begin() + start, all.begin() + stop));
+                    names(all.begin() + static_cast<std::ptrdiff_t>(start),
+                          all.begin() + static_cast<std::ptrdiff_t>(stop)));
             REQUIRE(members(s.rev_range_by_rank(start, stop - 1)) ==
-                    names(all.rbegin() + start, all.rbegin() + stop));
+                    names(all.rbegin() + static_cast<std::ptrdiff_t>(start),
+                          all.rbegin() + static_cast<std::ptrdiff_t>(stop)));
         }
     }
 }
@@ -270,7 +273,8 @@ names apply_limit(const names& all, long long offset, long long count) {
     if (offset < 0 || static_cast<std::size_t>(offset) >= all.size()) return {};
     const auto first = all.begin() + static_cast<std::ptrdiff_t>(offset);
     const auto left = static_cast<long long>(all.end() - first);
-    return names(first, count < 0 || count >= left ? all.end() : first + count);
+    return names(first, count < 0 || count >= left ? all.end()
+                                                   : first + static_cast<std::ptrdiff_t>(count));
 }
 }  // namespace
 

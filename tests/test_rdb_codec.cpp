@@ -181,7 +181,7 @@ const std::vector<std::string> special_members = {"",
 double random_score(std::mt19937_64& rng) {
     switch (rng() % 5) {
     case 0:
-        return special_scores[rng() % special_scores.size()];
+        return special_scores[static_cast<std::size_t>(rng() % special_scores.size())];
     case 1:
         return static_cast<double>(static_cast<std::int64_t>(rng() % 2000001) - 1000000);
     case 2:
@@ -203,16 +203,16 @@ std::string random_member(std::mt19937_64& rng, std::size_t i, std::size_t max_l
     std::string m;
     switch (rng() % 4) {
     case 0:
-        m = special_members[rng() % special_members.size()];
+        m = special_members[static_cast<std::size_t>(rng() % special_members.size())];
         break;
     case 1:
         m = std::to_string(static_cast<std::int64_t>(rng()) >> (rng() % 64));
         break;
     case 2:
-        m = random_bytes(rng, rng() % 24);
+        m = random_bytes(rng, static_cast<std::size_t>(rng() % 24));
         break;
     default:
-        m = "member:" + std::to_string(i) + std::string(rng() % 40, 'x');
+        m = "member:" + std::to_string(i) + std::string(static_cast<std::size_t>(rng() % 40), 'x');
         break;
     }
     if (m.size() > max_len) m.resize(max_len);
@@ -496,11 +496,11 @@ TEST_CASE("rdb: LZF decompression and compression", "[rdb]") {
     std::mt19937_64 rng(3);
     for (int i = 0; i < 300; ++i) {
         std::string s;
-        const std::size_t n = rng() % 3000;
+        const auto n = static_cast<std::size_t>(rng() % 3000);
         while (s.size() < n) {
             if (rng() % 3 == 0 && !s.empty()) {
-                const std::size_t from = rng() % s.size();
-                s += s.substr(from, rng() % 300);
+                const auto from = static_cast<std::size_t>(rng() % s.size());
+                s += s.substr(from, static_cast<std::size_t>(rng() % 300));
             } else {
                 s += random_bytes(rng, rng() % 8);
             }
@@ -1027,10 +1027,10 @@ TEST_CASE("rdb: random corruption never crashes and never half-succeeds", "[rdb]
         o.force_type =
             std::vector<T>{T::zset_listpack, T::zset_2, T::zset_ziplist, T::zset}[rng() % 4];
         o.compress = rng() % 2 == 0;
-        const auto e = random_set(rng, 1 + rng() % 20, 80);
+        const auto e = random_set(rng, static_cast<std::size_t>(1 + rng() % 20), 80);
         std::string body = body_of(rdb::dump_payload(e, o));
         for (int k = 0, flips = 1 + static_cast<int>(rng() % 3); k < flips; ++k)
-            body[rng() % body.size()] = static_cast<char>(rng() & 0xFFu);
+            body[static_cast<std::size_t>(rng() % body.size())] = static_cast<char>(rng() & 0xFFu);
         const auto r = rdb::try_restore_payload(reseal(body));
         if (r.ok()) {
             ++accepted;

@@ -23,26 +23,26 @@
 
 namespace {
 
-std::string name_of(std::uint64_t id) {
+std::string name_of(std::size_t id) {
     return "soak:" + std::to_string(id);
 }
 
-std::uint64_t id_of(std::string_view member) {
+std::size_t id_of(std::string_view member) {
     REQUIRE(member.substr(0, 5) == "soak:");
-    std::uint64_t v = 0;
-    for (const char c : member.substr(5)) v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    std::size_t v = 0;
+    for (const char c : member.substr(5)) v = v * 10 + static_cast<std::size_t>(c - '0');
     return v;
 }
 
-std::uint64_t soak_members() {
+std::size_t soak_members() {
     const char* v = std::getenv("ZSET_SOAK_MEMBERS");
-    return v != nullptr ? std::strtoull(v, nullptr, 10) : 10'000'000;
+    return v != nullptr ? static_cast<std::size_t>(std::strtoull(v, nullptr, 10)) : 10'000'000;
 }
 
 struct reference {
     std::vector<double> score;  // by id; NaN = absent
     std::size_t alive = 0;
-    bool present(std::uint64_t id) const { return id < score.size() && !std::isnan(score[id]); }
+    bool present(std::size_t id) const { return id < score.size() && !std::isnan(score[id]); }
 };
 
 /// Full comparison: same size, every element's score matches, strictly ascending order.
@@ -54,7 +54,7 @@ void compare(const Set& s, const reference& ref) {
     std::string prev_member;
     std::size_t seen = 0;
     for (const auto& e : s) {
-        const std::uint64_t id = id_of(e.member);
+        const std::size_t id = id_of(e.member);
         if (!ref.present(id) || ref.score[id] != e.score) FAIL("element mismatch at " << e.member);
         if (!first && !(prev_score < e.score || (prev_score == e.score && prev_member < e.member)))
             FAIL("order broken at " << e.member);
@@ -71,18 +71,18 @@ void compare(const Set& s, const reference& ref) {
 TEST_CASE("soak: 10^7 members through insert / update / erase / pop cycles", "[soak]") {
     using clock = std::chrono::steady_clock;
     const auto started = clock::now();
-    const std::uint64_t total = soak_members();
-    const std::uint64_t cycles = 10;
-    const std::uint64_t per_cycle = (total + cycles - 1) / cycles;
+    const std::size_t total = soak_members();
+    const std::size_t cycles = 10;
+    const std::size_t per_cycle = (total + cycles - 1) / cycles;
     std::mt19937_64 rng(20240611);
     zset::sorted_set<> s;
     reference ref;
     ref.score.reserve(static_cast<std::size_t>(total));
-    std::uint64_t next_id = 0, updates = 0, erases = 0, pops = 0;
+    std::size_t next_id = 0, updates = 0, erases = 0, pops = 0;
 
-    auto random_alive = [&]() -> std::uint64_t {  // a present id (next_id > 0, ref.alive > 0)
+    auto random_alive = [&]() -> std::size_t {  // a present id (next_id > 0, ref.alive > 0)
         for (;;) {
-            const std::uint64_t id = rng() % next_id;
+            const auto id = static_cast<std::size_t>(rng() % next_id);
             if (ref.present(id)) return id;
         }
     };
@@ -95,9 +95,9 @@ TEST_CASE("soak: 10^7 members through insert / update / erase / pop cycles", "[s
         return static_cast<double>(rng() % 1000000000) / 1024.0;
     };
 
-    for (std::uint64_t cycle = 0; cycle < cycles && next_id < total; ++cycle) {
+    for (std::size_t cycle = 0; cycle < cycles && next_id < total; ++cycle) {
         // inserts: per_cycle new members, single and batched
-        const std::uint64_t end_id = std::min(total, next_id + per_cycle);
+        const std::size_t end_id = std::min(total, next_id + per_cycle);
         std::vector<std::pair<std::string, double>> batch;
         while (next_id < end_id) {
             const double sc = random_score();
@@ -116,8 +116,8 @@ TEST_CASE("soak: 10^7 members through insert / update / erase / pop cycles", "[s
         }
         REQUIRE(s.add(batch.begin(), batch.end()) == batch.size());
         // updates: half of a cycle's worth, as ZADD and as ZINCRBY (moves between blocks)
-        for (std::uint64_t i = 0; i < per_cycle / 2 && ref.alive > 0; ++i) {
-            const std::uint64_t id = random_alive();
+        for (std::size_t i = 0; i < per_cycle / 2 && ref.alive > 0; ++i) {
+            const std::size_t id = random_alive();
             if (i % 2 == 0) {
                 const double sc = random_score();
                 const auto st = s.add(name_of(id), sc);
@@ -134,21 +134,21 @@ TEST_CASE("soak: 10^7 members through insert / update / erase / pop cycles", "[s
             ++updates;
         }
         // erases: a fifth of a cycle's worth
-        for (std::uint64_t i = 0; i < per_cycle / 5 && ref.alive > 0; ++i) {
-            const std::uint64_t id = random_alive();
+        for (std::size_t i = 0; i < per_cycle / 5 && ref.alive > 0; ++i) {
+            const std::size_t id = random_alive();
             REQUIRE(s.erase(name_of(id)));
             ref.score[id] = std::numeric_limits<double>::quiet_NaN();
             --ref.alive;
             ++erases;
         }
         // pops from both ends: a tenth of a cycle's worth, in chunks
-        for (std::uint64_t done = 0; done < per_cycle / 10 && ref.alive > 0;) {
-            const std::size_t k = 1 + rng() % 500;
+        for (std::size_t done = 0; done < per_cycle / 10 && ref.alive > 0;) {
+            const auto k = static_cast<std::size_t>(1 + rng() % 500);
             const bool min = rng() % 2 == 0;
             const auto got = min ? s.pop_min(k) : s.pop_max(k);
             REQUIRE(got.size() == std::min<std::size_t>(k, ref.alive));
             for (std::size_t j = 0; j < got.size(); ++j) {
-                const std::uint64_t id = id_of(got[j].first);
+                const std::size_t id = id_of(got[j].first);
                 REQUIRE(ref.present(id));
                 REQUIRE(ref.score[id] == got[j].second);
                 if (j > 0)
@@ -168,7 +168,7 @@ TEST_CASE("soak: 10^7 members through insert / update / erase / pop cycles", "[s
         REQUIRE(s.validate());
         compare(s, ref);
         for (int probe = 0; probe < 1000 && ref.alive > 0; ++probe) {
-            const std::uint64_t id = random_alive();
+            const std::size_t id = random_alive();
             const auto r = s.rank(name_of(id));
             REQUIRE(r.has_value());
             REQUIRE(s.nth(*r)->member == name_of(id));

@@ -9,9 +9,3 @@
 set(ZSET_PORT_SKIPPED_SOURCES "")
 set(ZSET_PORT_KNOWN_FAILURES "")
 set(ZSET_PORT_NONFATAL_WARNINGS "")
-
-if(ZSET_PORT_TARGET STREQUAL "i686")
-    # -Wconversion: rng() % n narrowed into a 32-bit size_t in test_model.cpp, test_soak.cpp,
-    # test_dump_restore.cpp and test_rdb_codec.cpp (test code only).
-    list(APPEND ZSET_PORT_NONFATAL_WARNINGS -Wno-error=conversion)
-endif()
