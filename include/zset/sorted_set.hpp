@@ -1740,7 +1740,9 @@ private:
             x = next;
         }
     }
-    /// Does the element at position j of block b go before?
+    /// Does the element at position j of block b go before? Always inlined: in the two-ended
+    /// search of a listpack block (both_points) g++ 12 made it a call, 10 a count (callgrind,
+    /// ZCOUNT at n = 100: 296 -> 337 instructions; inlined, 293).
     template <class GoesBefore>
     ZSET_ALWAYS_INLINE static bool element_goes_before(block_type b, size_type j,
                                                        const GoesBefore& goes_before) noexcept {
