@@ -1688,7 +1688,8 @@ private:
         if (empty()) return {};
         if (!skiplist_mode_) {
             // element 0 first, as point_before does: a range from the set's start searches once
-            if (!element_goes_before(lp_, 0, before_min)) return {{0, 0}, point_before(before_max)};
+            if (!element_goes_before(lp_, 0, before_min))
+                return {{0, 0}, {0, point_in_block(lp_, before_max)}};
             const auto [i, j] = block_type::partition_points(
                 lp_, [&](size_type k) { return element_goes_before(lp_, k, before_min); }, lp_,
                 [&](size_type k) { return element_goes_before(lp_, k, before_max); },
