@@ -67,6 +67,7 @@ TEST_CASE("members sharing tags and fingerprints: every operation against a mode
             case 4: {
                 REQUIRE(s.contains(name(pick)) == (model.count(name(pick)) == 1));
                 REQUIRE_FALSE(s.contains(name(pick) + "x"));  // same tag as other members
+                REQUIRE_FALSE(s.score(name(pick) + "x"));     // ZSCORE's own path
                 break;
             }
             default: {

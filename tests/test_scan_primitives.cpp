@@ -52,6 +52,37 @@ TEST_CASE("find_byte_match returns the first accepted match or no_match", "[scan
     }
 }
 
+TEST_CASE("match_bytes128 marks every equal byte; the first match and the rest split it",
+          "[scan_primitives]") {
+    std::mt19937 rng(5);
+    for (std::size_t n = 0; n <= 128; ++n) {
+        for (int round = 0; round < 4; ++round) {
+            std::vector<std::uint8_t> bytes(n + zset::detail::scan_slack, 5);  // slack: needles
+            for (std::size_t i = 0; i < n; ++i)
+                bytes[i] = static_cast<std::uint8_t>(rng() % (round == 0 ? 2 : 40) + 4);
+            INFO("n = " << n << ", round " << round);
+            const zset::detail::byte_matches m = zset::detail::match_bytes128(bytes.data(), n, 5);
+            std::vector<std::size_t> expected;
+            for (std::size_t i = 0; i < n; ++i)
+                if (bytes[i] == 5) expected.push_back(i);
+            std::vector<std::size_t> marked;
+            for (std::size_t i = 0; i < 128; ++i)
+                if (((i < 64 ? m.low >> i : m.high >> (i - 64)) & 1u) != 0) marked.push_back(i);
+            REQUIRE(marked == expected);
+            REQUIRE(m.any() == !expected.empty());
+            REQUIRE(zset::detail::first_match_or_zero(m) == (expected.empty() ? 0 : expected[0]));
+            // dropping the first match leaves the others, which first_accepted visits in order
+            const zset::detail::byte_matches rest = zset::detail::without_first_match(m);
+            acceptor none;
+            REQUIRE(zset::detail::first_accepted(rest, 1000, none) == zset::detail::no_match);
+            std::vector<std::size_t> others(
+                expected.size() > 1 ? expected.begin() + 1 : expected.end(), expected.end());
+            for (std::size_t& i : others) i += 1000;
+            REQUIRE(none.calls == others);
+        }
+    }
+}
+
 // find_u16_fixed_work reads no value past n for 8 <= n <= 128 (its loads are clamped), so there
 // its array has no slack: an overread shows under ASan and valgrind. Other n go to find_u16,
 // which needs the slack.

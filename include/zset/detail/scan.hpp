@@ -65,21 +65,17 @@ inline std::uint64_t mask_if(bool c) noexcept {
 /// Returned by the searches below when nothing matches.
 inline constexpr std::size_t no_match = ~std::size_t{0};
 
-/// The first i in [0, n) with bytes[i] == value and is_match(i), or no_match. is_match is
-/// called only with indexes below n, and must not mind being called with one whose byte does
-/// not match (see below). Reads up to 15 bytes past n (within scan_slack).
-///
-/// The bytes are compared 128 at a time into two 64-bit masks, so the loop's branches depend on
-/// n (fixed for a block) and on the number of matches, not on where a match lies. For an array
-/// of at most 128 bytes (a listpack-mode block by default) the first candidate is also tested
-/// without first branching on whether there is one (position 0 stands in when there is none):
-/// with 8-bit fingerprints a miss at n = 100 meets a false candidate 0.39 times, so that branch
-/// was a coin flip; callgrind --branch-sim of ZSCORE misses at n = 100 counted 0.60 mispredicts
-/// a miss, 0.46 of them there. Testing a record that was never a candidate costs a compare of a
-/// record already in cache.
-template <class IsMatch>
-ZSET_ALWAYS_INLINE std::size_t find_byte_match(const std::uint8_t* bytes, std::size_t n,
-                                               std::uint8_t value, IsMatch&& is_match) {
+/// Which of up to 128 bytes equal a value: bit i of `low` for byte i, of `high` for byte 64 + i.
+struct byte_matches {
+    std::uint64_t low, high;
+    bool any() const noexcept { return (low | high) != 0; }
+};
+
+/// The bytes of [0, n), n <= 128, equal to value, compared 16 at a time into two 64-bit masks,
+/// so that the branches depend on n (fixed for a block), not on where the matches lie. Reads
+/// up to 15 bytes past n (within scan_slack).
+ZSET_ALWAYS_INLINE byte_matches match_bytes128(const std::uint8_t* bytes, std::size_t n,
+                                               std::uint8_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
     const __m128i needle = _mm_set1_epi8(static_cast<char>(value));
     const auto matches16 = [bytes, needle](std::size_t at) ZSET_LAMBDA_INLINE {
@@ -98,39 +94,79 @@ ZSET_ALWAYS_INLINE std::size_t find_byte_match(const std::uint8_t* bytes, std::s
         if (left > 48) mask |= matches16(at + 48) << 48;
         return mask & ((std::uint64_t{1} << left) - 1);
     };
+    return {matches64(0, n), n > 64 ? matches64(64, n - 64) : 0};
+#else
+    byte_matches m{0, 0};
+    for (std::size_t i = 0; i < n && i < 64; ++i)
+        m.low |= static_cast<std::uint64_t>(bytes[i] == value) << i;
+    for (std::size_t i = 64; i < n; ++i)
+        m.high |= static_cast<std::uint64_t>(bytes[i] == value) << (i - 64);
+    return m;
+#endif
+}
+
+/// The index of m's lowest match, or 0 when it has none, by mask arithmetic: g++ 12 compiled
+/// the ?: forms to branches, and whether a miss meets a false candidate is a coin flip (below).
+ZSET_ALWAYS_INLINE std::size_t first_match_or_zero(const byte_matches& m) noexcept {
     constexpr std::uint64_t top_bit = std::uint64_t{1} << 63;
-    for (std::size_t base = 0; base < n; base += 128) {
-        const std::size_t left = n - base;
-        std::uint64_t low = matches64(base, left);
-        std::uint64_t high = left > 64 ? matches64(base + 64, left - 64) : 0;
-        if (n <= 128) {  // one chunk: its first candidate without a branch on whether there is one
-            // selections by mask arithmetic: g++ 12 compiled the ?: forms to branches
-            const std::uint64_t any = mask_if((low | high) != 0);
-            const std::uint64_t in_high = mask_if(low == 0);
-            const std::uint64_t low_at = lowest_bit64(low | top_bit);
-            const std::uint64_t high_at = 64 + lowest_bit64(high | top_bit);
-            const auto at =
-                static_cast<std::size_t>((low_at ^ ((low_at ^ high_at) & in_high)) & any);
-            if (is_match(at) & (any != 0)) return at;
-            high &= ~in_high | (high - 1);
-            low &= low - 1;
-        }
-        while ((low | high) != 0) {
-            // the lowest match of both masks, without a branch on which holds it
-            const bool in_low = low != 0;
-            const std::size_t at = in_low ? lowest_bit64(low) : 64 + lowest_bit64(high);
-            if (is_match(base + at)) return base + at;
-            const std::uint64_t rest_low = low & (low - 1), rest_high = high & (high - 1);
-            low = in_low ? rest_low : low;
-            high = in_low ? high : rest_high;
-        }
+    const std::uint64_t any = mask_if(m.any());
+    const std::uint64_t in_high = mask_if(m.low == 0);
+    const std::uint64_t low_at = lowest_bit64(m.low | top_bit);
+    const std::uint64_t high_at = 64 + lowest_bit64(m.high | top_bit);
+    return static_cast<std::size_t>((low_at ^ ((low_at ^ high_at) & in_high)) & any);
+}
+
+/// m without its lowest match.
+ZSET_ALWAYS_INLINE byte_matches without_first_match(byte_matches m) noexcept {
+    const std::uint64_t in_high = mask_if(m.low == 0);
+    m.high &= ~in_high | (m.high - 1);
+    m.low &= m.low - 1;
+    return m;
+}
+
+/// base + the first match i of m, lowest first, with is_match(base + i); or no_match.
+template <class IsMatch>
+ZSET_ALWAYS_INLINE std::size_t first_accepted(byte_matches m, std::size_t base,
+                                              IsMatch&& is_match) {
+    while (m.any()) {
+        // the lowest match of both masks, without a branch on which holds it
+        const bool in_low = m.low != 0;
+        const std::size_t at = in_low ? lowest_bit64(m.low) : 64 + lowest_bit64(m.high);
+        if (is_match(base + at)) return base + at;
+        const std::uint64_t rest_low = m.low & (m.low - 1), rest_high = m.high & (m.high - 1);
+        m.low = in_low ? rest_low : m.low;
+        m.high = in_low ? m.high : rest_high;
     }
     return no_match;
-#else
-    for (std::size_t i = 0; i < n; ++i)
-        if (bytes[i] == value && is_match(i)) return i;
+}
+
+/// The first i in [0, n) with bytes[i] == value and is_match(i), or no_match. is_match is
+/// called only with indexes below n, and must not mind being called with one whose byte does
+/// not match (see below). Reads up to 15 bytes past n (within scan_slack).
+///
+/// For an array of at most 128 bytes (a listpack-mode block by default) the first candidate is
+/// tested without first branching on whether there is one (position 0 stands in when there is
+/// none): with 8-bit fingerprints a miss at n = 100 meets a false candidate 0.39 times, so that
+/// branch was a coin flip; callgrind --branch-sim of ZSCORE misses at n = 100 counted 0.60
+/// mispredicts a miss, 0.46 of them there. Testing a record that was never a candidate costs a
+/// compare of a record already in cache.
+template <class IsMatch>
+ZSET_ALWAYS_INLINE std::size_t find_byte_match(const std::uint8_t* bytes, std::size_t n,
+                                               std::uint8_t value, IsMatch&& is_match) {
+    if (n == 0) return no_match;
+    if (n <= 128) {
+        const byte_matches m = match_bytes128(bytes, n, value);
+        const std::size_t at = first_match_or_zero(m);
+        if (is_match(at) & m.any()) return at;
+        return first_accepted(without_first_match(m), 0, is_match);
+    }
+    for (std::size_t base = 0; base < n; base += 128) {
+        const std::size_t left = n - base < 128 ? n - base : 128;
+        const std::size_t at =
+            first_accepted(match_bytes128(bytes + base, left, value), base, is_match);
+        if (at != no_match) return at;
+    }
     return no_match;
-#endif
 }
 
 #ifdef ZSET_DETAIL_SSE2
