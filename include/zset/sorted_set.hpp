@@ -1089,8 +1089,9 @@ private:
             if (lp_ && lp_.size() <= 128 && member.size() <= 16) {
                 const detail::byte_matches m =
                     lp_.fingerprint_matches(fingerprint_of(hash_value(member)));
+                const bool any = m.any();
                 const ref_type r = lp_.ref(detail::first_match_or_zero(m));
-                if (ZSET_LIKELY(lp_.short_bytes_equal(r, member) & m.any())) {
+                if (ZSET_LIKELY(lp_.short_bytes_equal(r, member) & any)) {
                     out = lp_.score_of(r);
                     return true;
                 }

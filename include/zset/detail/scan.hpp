@@ -157,7 +157,8 @@ ZSET_ALWAYS_INLINE std::size_t find_byte_match(const std::uint8_t* bytes, std::s
     if (n <= 128) {
         const byte_matches m = match_bytes128(bytes, n, value);
         const std::size_t at = first_match_or_zero(m);
-        if (is_match(at) & m.any()) return at;
+        const bool any = m.any();
+        if (is_match(at) & any) return at;
         return first_accepted(without_first_match(m), 0, is_match);
     }
     for (std::size_t base = 0; base < n; base += 128) {
