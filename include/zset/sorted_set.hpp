@@ -1080,7 +1080,7 @@ private:
     /// call, as in skiplist mode; the rare further candidates (at n = 100 a miss meets a second
     /// one 6% of the time) go to score_at_candidates, and other members or blocks to
     /// score_in_listpack_scan. So this part keeps few values live across calls (callgrind,
-    /// bench/probes/lookup_cost.cpp at n = 100: a hit 195 -> 164 instructions, a miss 176 ->
+    /// bench/probes/lookup_cost.cpp at n = 100: a hit 195 -> 166 instructions, a miss 176 ->
     /// 153; the suite's ZSCORE hit 15.7-15.8 -> 15.1-15.2 ns in three alternated rounds, the
     /// miss unchanged at 11.5-11.7: its chain of dependent reads, not its instructions, sets
     /// its time).
