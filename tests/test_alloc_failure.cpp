@@ -352,6 +352,14 @@ TEST_CASE("allocation failure: pops allocate only their result", "[alloc-failure
             [](const sset& s, const snapshot<sset>& before) {
                 REQUIRE(s.size() == before.size() - 300);
             });
+        for (const std::size_t n : {std::size_t{50}, std::size_t{1000}})  // both encodings
+            strong_workload(
+                max ? "pop_max of one (its result)" : "pop_min of one (its result)",
+                [n](arena& a) { return make_set(a, n); },
+                [max](sset& s) { (void)(max ? s.pop_max() : s.pop_min()); },
+                [](const sset& s, const snapshot<sset>& before) {
+                    REQUIRE(s.size() == before.size() - 1);
+                });
     }
 }
 

@@ -57,7 +57,10 @@ TEST_CASE("members sharing tags and fingerprints: every operation against a mode
                 REQUIRE(s.erase(name(pick)) == (model.erase(name(pick)) == 1));
                 break;
             case 3: {
-                const auto popped = s.pop_min(2);
+                // one element (pop_one: its entry found by address) or two (erase_ranks)
+                const auto popped = pick % 3 == 0   ? s.pop_min(2)
+                                    : pick % 3 == 1 ? s.pop_min()
+                                                    : s.pop_max();
                 for (const auto& [member, sc] : popped) {
                     REQUIRE(model.at(member) == sc);
                     model.erase(member);

@@ -1636,6 +1636,10 @@ private:
         const size_type n = std::min(count, size());
         value_vector out{typename value_vector::allocator_type(get_allocator())};
         out.reserve(n);
+        if (n == 1) {
+            pop_one(out, from);
+            return out;
+        }
         if (from == end_of_set::low) {
             for (auto it = begin(); out.size() < n; ++it) append_owned(out, *it);
             erase_ranks(0, n);
@@ -1644,6 +1648,28 @@ private:
             erase_ranks(size() - n, size());
         }
         return out;
+    }
+    /// pop() of one element (ZPOPMIN without a count, BZPOPMIN): the end block read directly,
+    /// with no iterator and no rank search, and its index entry found by its address.
+    /// Precondition: the set is not empty and `out` has room for one element.
+    void pop_one(value_vector& out, end_of_set from) {
+        const node_id x = !skiplist_mode_                ? node_id{0}
+                          : from == end_of_set::low ? list_.first()
+                                                    : list_.last();
+        const block_type b = skiplist_mode_ ? list_.block_of(x) : lp_;
+        const size_type i = from == end_of_set::low ? 0 : b.size() - 1;
+        const ref_type r = b.ref(i);
+        out.emplace_back(std::piecewise_construct, std::forward_as_tuple(b.member_of(r)),
+                         std::forward_as_tuple(b.score_of(r)));
+        if (!skiplist_mode_) {
+            lp_.erase(list_.allocator(), i, i + 1);
+            if (lp_.empty()) release_listpack();
+            return;
+        }
+        index_.erase_slot(
+            index_.find_present(index_type::tag_of(hash_value(b.member_of(r))), address{x, r}));
+        list_.erase(x, i, i + 1);
+        if (list_.size() == 0) clear();
     }
     /// Appends an owning copy of e, its member built in place (no second copy through a
     /// temporary pair; with a scoped or polymorphic allocator, built with the vector's).
