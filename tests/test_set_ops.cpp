@@ -3,7 +3,9 @@
 #include <cstdint>
 #include <iterator>
 #include <limits>
+#include <map>
 #include <random>
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -209,4 +211,59 @@ TEST_CASE("integral scores saturate exactly: every 8-bit pair, random 64-bit pai
             FAIL("32-bit pair " << a << ", " << b);
     }
 #endif
+}
+
+TEST_CASE("union against a brute-force fold: both encodings, repeated, missing and plain inputs",
+          "[set_ops]") {
+    // Listpack-mode inputs mark the ranks an earlier input counted instead of being looked up
+    // (detail::counted_ranks); skiplist-mode and plain inputs are looked up. Integral scores and
+    // weights keep every sum exact, so the fold's order does not matter to the reference.
+    using plain = std::set<std::string, std::less<>>;
+    using input = zset::set_input<set, plain>;
+    std::mt19937_64 rng(20261126);
+    const auto name = [](std::uint64_t i) { return "m" + std::to_string(i); };
+    for (int round = 0; round < 300; ++round) {
+        const std::size_t pool = 1 + rng() % 300;  // member names drawn from m0 .. m(pool-1)
+        std::vector<set> sets(1 + rng() % 4);
+        for (set& s : sets) {
+            const std::size_t n = rng() % 200;  // listpack up to 128, skiplist beyond
+            for (std::size_t i = 0; i < n; ++i)
+                s.add(name(rng() % pool), static_cast<double>(rng() % 21) - 10);
+        }
+        plain members;
+        for (std::size_t i = rng() % 40; i > 0; --i) members.insert(name(rng() % pool));
+        std::vector<input> in;
+        std::vector<double> weights;
+        for (std::size_t k = 1 + rng() % 5; k > 0; --k) {
+            const std::uint64_t pick = rng() % (sets.size() + 2);
+            if (pick < sets.size())
+                in.emplace_back(&sets[pick]);  // the same set may come twice
+            else if (pick == sets.size())
+                in.emplace_back(zset::as_members(members));
+            else
+                in.emplace_back(static_cast<const set*>(nullptr));  // a missing key
+            weights.push_back(static_cast<double>(rng() % 5) - 2);
+        }
+        const auto agg = static_cast<zset::aggregate>(rng() % 3);
+        std::map<std::string, double> want;
+        for (std::size_t k = 0; k < in.size(); ++k)
+            in[k].for_each([&](std::string_view m, double s) {
+                const double w = s * weights[k];
+                const auto [at, fresh] = want.emplace(std::string(m), w);
+                if (fresh) return;
+                double& acc = at->second;
+                acc = agg == zset::aggregate::sum ? acc + w
+                      : agg == zset::aggregate::min ? std::min(acc, w)
+                                                    : std::max(acc, w);
+            });
+        list expected(want.begin(), want.end());
+        std::sort(expected.begin(), expected.end(), [](const auto& a, const auto& b) {
+            return a.second < b.second || (a.second == b.second && a.first < b.first);
+        });
+        const auto got = zset::union_elements<set>(in, weights, agg);
+        list actual;
+        for (const auto& e : got) actual.emplace_back(std::string(e.member), e.score);
+        INFO("round " << round << ", " << in.size() << " inputs");
+        REQUIRE(actual == expected);
+    }
 }

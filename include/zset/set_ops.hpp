@@ -27,6 +27,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdint>
 #include <iterator>
 #include <limits>
 #include <memory>
@@ -83,6 +84,15 @@ public:
         return std::nullopt;
     }
     bool contains(key_view m) const { return score(m).has_value(); }
+    /// Whether rank_and_score() costs what score() does: a sorted set in listpack mode, where
+    /// an element's rank is its position in the set's one block.
+    bool ranks_cheaply() const noexcept {
+        return sorted_ != nullptr && sorted_->encoding() == encoding::listpack;
+    }
+    /// The member's rank and score in the sorted set, or nullopt. Precondition: sorted().
+    std::optional<std::pair<std::size_t, score_type>> rank_and_score(key_view m) const noexcept {
+        return sorted_->rank_with_score(m);
+    }
     /// Calls f(member view, score) for every element.
     template <class F>
     void for_each(F&& f) const {
@@ -268,6 +278,41 @@ void sort_results(Results& results, const Set* like) {
     }
 }
 
+/// ZUNION's record of the elements of each listpack-mode input (ranks_cheaply()) that an
+/// earlier input has already counted, one bit per rank. Every member is counted once, at the
+/// first input holding it, whose pass looks it up in every later input; so the later inputs'
+/// lookups can mark it, and a marked input's own pass then knows which of its members an earlier
+/// input holds without looking them up there (two listpack inputs of 100: 200 -> 100 lookups).
+template <class Set>
+class counted_ranks {
+public:
+    template <class Inputs>
+    explicit counted_ranks(const Inputs& in)
+        : first_word_(in.size() + 1, 0, in.get_allocator()), words_(in.get_allocator()) {
+        std::size_t words = 0;
+        for (std::size_t i = 0; i < in.size(); ++i) {
+            first_word_[i] = words;
+            if (in[i].in.ranks_cheaply()) words += (in[i].in.size() + 63) / 64;
+        }
+        first_word_[in.size()] = words;
+        words_.assign(words, 0);
+    }
+    /// Does input i keep marks (and so its members need no lookup in earlier inputs)?
+    bool tracks(std::size_t input) const noexcept {
+        return first_word_[input] != first_word_[input + 1];
+    }
+    void mark(std::size_t input, std::size_t rank) noexcept {
+        words_[first_word_[input] + rank / 64] |= std::uint64_t{1} << (rank % 64);
+    }
+    bool marked(std::size_t input, std::size_t rank) const noexcept {
+        return (words_[first_word_[input] + rank / 64] >> (rank % 64) & 1u) != 0;
+    }
+
+private:
+    scratch_vector<Set, std::size_t> first_word_;
+    scratch_vector<Set, std::uint64_t> words_;
+};
+
 template <class Set, class Elements>
 Set build_from(const Elements& els, const Set* like) {
     Set out = empty_like(like);
@@ -295,15 +340,29 @@ set_op_elements<Set> union_elements(const SetRange& sets,
     const Set* const like = detail::first_sorted<Set>(sets);
     const auto in = detail::weighted_inputs<Set>(sets, weights, like);
     set_op_elements<Set> results(in.get_allocator());
+    detail::counted_ranks<Set> counted(in);
+    const auto held_before = [&](std::size_t i, std::size_t rank, typename Set::key_view m) {
+        if (counted.tracks(i)) return counted.marked(i, rank);
+        for (std::size_t j = 0; j < i; ++j)
+            if (in[j].in.contains(m)) return true;
+        return false;
+    };
+    const auto score_in = [&](std::size_t j, typename Set::key_view m) -> std::optional<Score> {
+        if (!counted.tracks(j)) return in[j].in.score(m);
+        const auto t = in[j].in.rank_and_score(m);
+        if (!t) return std::nullopt;
+        counted.mark(j, t->first);
+        return t->second;
+    };
     for (std::size_t i = 0; i < in.size(); ++i) {
+        std::size_t rank = 0;
         in[i].in.for_each([&](typename Set::key_view m, Score s) {
             // Counted once, at the first input that has it; later inputs are folded in, in
             // order, exactly as Redis's accumulator sees them.
-            for (std::size_t j = 0; j < i; ++j)
-                if (in[j].in.contains(m)) return;
+            if (held_before(i, rank++, m)) return;
             Score acc = detail::weighted(s, in[i].weight);
             for (std::size_t j = i + 1; j < in.size(); ++j)
-                if (const auto t = in[j].in.score(m))
+                if (const auto t = score_in(j, m))
                     detail::combine(acc, detail::weighted(*t, in[j].weight), agg);
             results.push_back({m, acc});
         });
