@@ -252,7 +252,7 @@ TEST_CASE("union against a brute-force fold: both encodings, repeated, missing a
                 const auto [at, fresh] = want.emplace(std::string(m), w);
                 if (fresh) return;
                 double& acc = at->second;
-                acc = agg == zset::aggregate::sum ? acc + w
+                acc = agg == zset::aggregate::sum   ? acc + w
                       : agg == zset::aggregate::min ? std::min(acc, w)
                                                     : std::max(acc, w);
             });

@@ -1653,7 +1653,7 @@ private:
     /// with no iterator and no rank search, and its index entry found by its address.
     /// Precondition: the set is not empty and `out` has room for one element.
     void pop_one(value_vector& out, end_of_set from) {
-        const node_id x = !skiplist_mode_                ? node_id{0}
+        const node_id x = !skiplist_mode_           ? node_id{0}
                           : from == end_of_set::low ? list_.first()
                                                     : list_.last();
         const block_type b = skiplist_mode_ ? list_.block_of(x) : lp_;
