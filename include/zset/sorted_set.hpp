@@ -1659,8 +1659,7 @@ private:
         const block_type b = skiplist_mode_ ? list_.block_of(x) : lp_;
         const size_type i = from == end_of_set::low ? 0 : b.size() - 1;
         const ref_type r = b.ref(i);
-        out.emplace_back(std::piecewise_construct, std::forward_as_tuple(b.member_of(r)),
-                         std::forward_as_tuple(b.score_of(r)));
+        append_owned(out, reference{b.member_of(r), b.score_of(r)});
         if (!skiplist_mode_) {
             lp_.erase(list_.allocator(), i, i + 1);
             if (lp_.empty()) release_listpack();
