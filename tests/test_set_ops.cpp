@@ -221,30 +221,31 @@ TEST_CASE("union against a brute-force fold: both encodings, repeated, missing a
     using plain = std::set<std::string, std::less<>>;
     using input = zset::set_input<set, plain>;
     std::mt19937_64 rng(20261126);
-    const auto name = [](std::uint64_t i) { return "m" + std::to_string(i); };
+    const auto below = [&rng](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    const auto name = [](std::size_t i) { return "m" + std::to_string(i); };
     for (int round = 0; round < 300; ++round) {
-        const std::size_t pool = 1 + rng() % 300;  // member names drawn from m0 .. m(pool-1)
-        std::vector<set> sets(1 + rng() % 4);
+        const std::size_t pool = 1 + below(300);  // member names drawn from m0 .. m(pool-1)
+        std::vector<set> sets(1 + below(4));
         for (set& s : sets) {
-            const std::size_t n = rng() % 200;  // listpack up to 128, skiplist beyond
+            const std::size_t n = below(200);  // listpack up to 128, skiplist beyond
             for (std::size_t i = 0; i < n; ++i)
-                s.add(name(rng() % pool), static_cast<double>(rng() % 21) - 10);
+                s.add(name(below(pool)), static_cast<double>(below(21)) - 10);
         }
         plain members;
-        for (std::size_t i = rng() % 40; i > 0; --i) members.insert(name(rng() % pool));
+        for (std::size_t i = below(40); i > 0; --i) members.insert(name(below(pool)));
         std::vector<input> in;
         std::vector<double> weights;
-        for (std::size_t k = 1 + rng() % 5; k > 0; --k) {
-            const std::uint64_t pick = rng() % (sets.size() + 2);
+        for (std::size_t k = 1 + below(5); k > 0; --k) {
+            const std::size_t pick = below(sets.size() + 2);
             if (pick < sets.size())
                 in.emplace_back(&sets[pick]);  // the same set may come twice
             else if (pick == sets.size())
                 in.emplace_back(zset::as_members(members));
             else
                 in.emplace_back(static_cast<const set*>(nullptr));  // a missing key
-            weights.push_back(static_cast<double>(rng() % 5) - 2);
+            weights.push_back(static_cast<double>(below(5)) - 2);
         }
-        const auto agg = static_cast<zset::aggregate>(rng() % 3);
+        const auto agg = static_cast<zset::aggregate>(below(3));
         std::map<std::string, double> want;
         for (std::size_t k = 0; k < in.size(); ++k)
             in[k].for_each([&](std::string_view m, double s) {
