@@ -1317,15 +1317,17 @@ private:
     /// Position of record r in block b. Below walks_cold()'s 256 blocks the order array is
     /// likely cached and is scanned in fixed work; beyond, the scan stops at the match.
     size_type position_in(block_type b, ref_type r) const noexcept {
-        return b.position_of(r,
-                             walks_cold() ? block_type::search::cold : block_type::search::cached);
+        return b.position_of(r, search_mode());
     }
 
-    /// How a block search should treat the cache: a set whose blocks cannot all be cached
-    /// (beyond ~2,000 blocks, a few MB) prefetches the records a search may probe next.
+    /// How a block search should treat the cache: from walks_cold()'s 256 blocks (~1 MB, more
+    /// than a core's L2) a search prefetches the records it may probe next, as each step reads
+    /// an order entry and then a record. The bound was 2,048 blocks until a host with a 2.5 GHz
+    /// Xeon (35.8 MiB L3) put ZCOUNT of 1% of 10^5 members 15-20% behind 0.1.0's contiguous
+    /// score arrays; from 256, alternated suite rounds at 10^5: zcount 578-604 -> 489-493 ns,
+    /// zadd_new 552-568 -> 527 us a batch, range_by_score 727-731 -> 707-732 ns.
     typename block_type::search search_mode() const noexcept {
-        return skiplist_mode_ && list_.node_count() >= 2048 ? block_type::search::cold
-                                                            : block_type::search::cached;
+        return walks_cold() ? block_type::search::cold : block_type::search::cached;
     }
 
     /// Removes a located element (index entry included). Never throws.
