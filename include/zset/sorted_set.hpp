@@ -1338,7 +1338,7 @@ private:
             return;
         }
         index_.erase_slot(pos.slot);
-        erase_from_list(pos.node, position_in(pos.b, pos.r));
+        erase_from_list(pos.node, position_in_block(pos));
         if (list_.size() == 0) clear();
     }
 
@@ -1655,22 +1655,18 @@ private:
     /// with no iterator and no rank search, and its index entry found by its address.
     /// Precondition: the set is not empty and `out` has room for one element.
     void pop_one(value_vector& out, end_of_set from) {
-        const node_id x = !skiplist_mode_           ? node_id{0}
-                          : from == end_of_set::low ? list_.first()
-                                                    : list_.last();
-        const block_type b = skiplist_mode_ ? list_.block_of(x) : lp_;
-        const size_type i = from == end_of_set::low ? 0 : b.size() - 1;
-        const ref_type r = b.ref(i);
-        append_owned(out, reference{b.member_of(r), b.score_of(r)});
-        if (!skiplist_mode_) {
-            lp_.erase(list_.allocator(), i, i + 1);
-            if (lp_.empty()) release_listpack();
-            return;
-        }
-        index_.erase_slot(
-            index_.find_present(index_type::tag_of(hash_value(b.member_of(r))), address{x, r}));
-        list_.erase(x, i, i + 1);
-        if (list_.size() == 0) clear();
+        position at;
+        at.node = !skiplist_mode_           ? node_id{0}
+                  : from == end_of_set::low ? list_.first()
+                                            : list_.last();
+        at.b = skiplist_mode_ ? list_.block_of(at.node) : lp_;
+        at.pos = from == end_of_set::low ? 0 : at.b.size() - 1;
+        at.r = at.b.ref(at.pos);
+        append_owned(out, reference{at.b.member_of(at.r), at.b.score_of(at.r)});
+        if (skiplist_mode_)
+            at.slot = index_.find_present(index_type::tag_of(hash_value(at.b.member_of(at.r))),
+                                          address{at.node, at.r});
+        erase_found(at);
     }
     /// Appends an owning copy of e, its member built in place (no second copy through a
     /// temporary pair; with a scoped or polymorphic allocator, built with the vector's).
