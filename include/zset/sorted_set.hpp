@@ -226,20 +226,20 @@ public:
 
         reference operator*() const noexcept {
             check_valid();
-            const ref_type r = block_.ref(pos_);
+            const ref_type r = order_[pos_];
             return {block_.member_of(r), block_.score_of(r)};
         }
         pointer operator->() const noexcept { return pointer{**this}; }
 
         const_iterator& operator++() noexcept {
             check_valid();
-            if (++pos_ == block_.size()) {
+            if (++pos_ == block_size_) {
                 pos_ = 0;
                 if (nodes_ == nullptr) {  // listpack mode: one block
                     id_ = 0;
                 } else {
                     id_ = nodes_[id_].next(0);
-                    block_ = nodes_[id_].data;
+                    set_block(nodes_[id_].data);
                     if (id_ != 0 && request_blocks_) enter_block(nodes_[id_].next(0));
                 }
             }
@@ -260,8 +260,8 @@ public:
                     }
                 } else {
                     id_ = nodes_[id_].prev;
-                    block_ = nodes_[id_].data;
-                    pos_ = block_.size();
+                    set_block(nodes_[id_].data);
+                    pos_ = block_size_;
                     if (id_ != 0 && request_blocks_) enter_block(nodes_[id_].prev);
                 }
             }
@@ -283,7 +283,18 @@ public:
     private:
         friend class sorted_set;
         const_iterator(const node* nodes, block_type b, node_id id, size_type pos) noexcept
-            : nodes_(nodes), block_(b), id_(id), pos_(pos) {}
+            : nodes_(nodes), id_(id), pos_(pos) {
+            set_block(b);
+        }
+        /// Keeps the block's order array and size at hand: a walk then reads one order entry
+        /// and one record per element, not the block header as well (13 instructions an
+        /// element instead of 17; the suite's iterate, three alternated rounds: 1567-1643 ->
+        /// 1457-1500 ns at 10^3, 234-257 -> 216-229 us at 10^5). The iterator is 48 bytes.
+        void set_block(block_type b) noexcept {
+            block_ = b;
+            order_ = b ? b.order() : nullptr;
+            block_size_ = b ? b.size() : 0;
+        }
         /// A walk over a set too big for the cache reached a new block: its records lie in
         /// arrival order, so they are requested all at once (their misses overlap instead of
         /// following one another), and the header of the block the walk reaches next, so that
@@ -305,10 +316,12 @@ public:
 #else
         void check_valid() const noexcept {}
 #endif
-        const node* nodes_ = nullptr;  // the node pool (nullptr in listpack mode)
-        block_type block_{};           // the block of node id_ (listpack: the set's block)
-        node_id id_ = 0;               // 0: end()
-        bool request_blocks_ = false;  // walks_cold() of its set (false in short ranges)
+        const node* nodes_ = nullptr;           // the node pool (nullptr in listpack mode)
+        block_type block_{};                    // the block of node id_ (listpack: the set's block)
+        const std::uint16_t* order_ = nullptr;  // block_'s order array
+        size_type block_size_ = 0;              // block_'s size
+        node_id id_ = 0;                        // 0: end()
+        bool request_blocks_ = false;           // walks_cold() of its set (false in short ranges)
         size_type pos_ = 0;
     };
     using iterator = const_iterator;
