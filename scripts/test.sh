@@ -72,9 +72,9 @@ leg_clang() {
 #    (examples, the server and its differential and smoke tests, the live DUMP/RESTORE test when
 #    hiredis is installed); consumer and packaging tests add nothing under sanitizers and are
 #    skipped. Stack-use-after-return detection is on here (views into dead locals). Built at
-#    -O0 but for the five unit-test files that run longest (ZSET_TEST_HOT_FLAGS=-O1, see
-#    tests/CMakeLists.txt): 13 minutes of CPU compiling everything at -O1 against about 5, and
-#    the unit tests then run 75 s instead of 63 s (docs/reliability.md).
+#    -O0 but for the six unit-test files where the run time goes (ZSET_TEST_HOT_FLAGS=-O1, see
+#    tests/CMakeLists.txt): the leg took 7m58s with everything at -O1 and 3m32s so (fresh
+#    clones on the same host), the unit tests running 64 s either way (docs/reliability.md).
 #  * asan-gcc (on request, not in the default): the same instrumentation by g++, the unit tests
 #    only, at -O0 (g++'s sanitizer instrumentation at -O1 triples the compile time). g++'s
 #    -Wmaybe-uninitialized is off there: with -fsanitize it misfires inside libstdc++ (std::regex
