@@ -256,7 +256,7 @@ public:
                 if (nodes_ == nullptr) {
                     if (id_ == 0) {
                         id_ = 1;
-                        pos_ = block_.size();
+                        pos_ = block_size_;
                     }
                 } else {
                     id_ = nodes_[id_].prev;
