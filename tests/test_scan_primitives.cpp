@@ -83,6 +83,25 @@ TEST_CASE("match_bytes128 marks every equal byte; the first match and the rest s
     }
 }
 
+// For 64 < n <= 128 match_bytes128 reads no byte past n (its last four loads end at n): the
+// array has no slack there, so an overread shows under ASan and valgrind, and a miscounted
+// overlap between its two halves shows as a missing or doubled match.
+TEST_CASE("match_bytes128 reads exactly [0, n) above 64 bytes", "[scan_primitives]") {
+    std::mt19937 rng(9);
+    for (std::size_t n = 65; n <= 128; ++n) {
+        std::vector<std::uint8_t> bytes(n);
+        for (std::uint8_t& b : bytes) b = static_cast<std::uint8_t>(rng() % 8);
+        for (std::uint8_t v = 0; v <= 8; ++v) {  // 8: never present
+            INFO("n = " << n << ", value " << int{v});
+            const zset::detail::byte_matches m = zset::detail::match_bytes128(bytes.data(), n, v);
+            for (std::size_t i = 0; i < 128; ++i) {
+                const bool marked = ((i < 64 ? m.low >> i : m.high >> (i - 64)) & 1u) != 0;
+                REQUIRE(marked == (i < n && bytes[i] == v));
+            }
+        }
+    }
+}
+
 // find_u16_fixed_work reads no value past n for 8 <= n <= 128 (its loads are clamped), so there
 // its array has no slack: an overread shows under ASan and valgrind. Other n go to find_u16,
 // which needs the slack.

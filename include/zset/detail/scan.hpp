@@ -72,8 +72,10 @@ struct byte_matches {
 };
 
 /// The bytes of [0, n), n <= 128, equal to value, compared 16 at a time into two 64-bit masks,
-/// so that the branches depend on n (fixed for a block), not on where the matches lie. Reads
-/// up to 15 bytes past n (within scan_slack).
+/// so that the branches depend on n (fixed for a block), not on where the matches lie. For
+/// n <= 64 reads up to 15 bytes past n (within scan_slack); for 64 < n <= 128 reads exactly
+/// [0, n) in eight loads, the last four ending at n (ZSCORE at n = 100, callgrind: 153 -> 144
+/// instructions and 14 -> 9 branches a miss; docs/benchmarks.md, "An exact scan").
 ZSET_ALWAYS_INLINE byte_matches match_bytes128(const std::uint8_t* bytes, std::size_t n,
                                                std::uint8_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
@@ -94,7 +96,12 @@ ZSET_ALWAYS_INLINE byte_matches match_bytes128(const std::uint8_t* bytes, std::s
         if (left > 48) mask |= matches16(at + 48) << 48;
         return mask & ((std::uint64_t{1} << left) - 1);
     };
-    return {matches64(0, n), n > 64 ? matches64(64, n - 64) : 0};
+    if (n <= 64) return {matches64(0, n), 0};
+    // 64 < n <= 128: the last 64 bytes, [n - 64, n), shifted so that bit i stands for byte
+    // 64 + i (the shift drops the bytes below 64, already in low): eight loads whatever n,
+    // none past the end, and no branch on how many 16-byte chunks n spans
+    const std::size_t overlap = 128 - n;
+    return {matches64(0, 64), matches64(n - 64, 64) >> overlap};
 #else
     byte_matches m{0, 0};
     for (std::size_t i = 0; i < n && i < 64; ++i)
