@@ -102,9 +102,9 @@ TEST_CASE("match_bytes128 reads exactly [0, n) above 64 bytes", "[scan_primitive
     }
 }
 
-// find_u16_fixed_work reads no value past n for 8 <= n <= 128 (its loads are clamped), so there
-// its array has no slack: an overread shows under ASan and valgrind. Other n go to find_u16,
-// which needs the slack.
+// find_u16_fixed_work reads no value past n for 8 <= n <= 128 (its loads are clamped or, above
+// 64 values, end at n), so there its array has no slack: an overread shows under ASan and
+// valgrind. Other n go to find_u16, which needs the slack.
 TEST_CASE("find_u16 and find_u16_fixed_work find the first equal value or return n",
           "[scan_primitives]") {
     std::mt19937 rng(11);

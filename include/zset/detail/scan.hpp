@@ -71,11 +71,22 @@ struct byte_matches {
     bool any() const noexcept { return (low | high) != 0; }
 };
 
+/// The matches among [0, n), 64 < n <= 128, from `matches64(start)`, the 64-bit mask of the 64
+/// values from `start`: those of [0, 64) and of [n - 64, n), the second shifted right by 128 - n
+/// so that it drops the values the first already holds (bit i then stands for value 64 + i).
+/// Every value is read once or twice, none past n, and nothing branches on n: the scans of a
+/// listpack block's fingerprints and of a block's order array (docs/benchmarks.md, "An exact
+/// scan").
+template <class Matches64>
+ZSET_ALWAYS_INLINE byte_matches matches_in_two_halves(std::size_t n, Matches64&& matches64) {
+    return {matches64(std::size_t{0}), matches64(n - 64) >> (128 - n)};
+}
+
 /// The bytes of [0, n), n <= 128, equal to value, compared 16 at a time into two 64-bit masks,
 /// so that the branches depend on n (fixed for a block), not on where the matches lie. For
-/// n <= 64 reads up to 15 bytes past n (within scan_slack); for 64 < n <= 128 reads exactly
-/// [0, n) in eight loads, the last four ending at n (ZSCORE at n = 100, callgrind: 153 -> 144
-/// instructions and 14 -> 9 branches a miss; docs/benchmarks.md, "An exact scan").
+/// n <= 64 reads up to 15 bytes past n (within scan_slack); above, exactly [0, n), in two
+/// halves (matches_in_two_halves: ZSCORE at n = 100, callgrind, 153 -> 144 instructions and
+/// 14 -> 9 branches a miss).
 ZSET_ALWAYS_INLINE byte_matches match_bytes128(const std::uint8_t* bytes, std::size_t n,
                                                std::uint8_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
@@ -97,11 +108,7 @@ ZSET_ALWAYS_INLINE byte_matches match_bytes128(const std::uint8_t* bytes, std::s
         return mask & ((std::uint64_t{1} << left) - 1);
     };
     if (n <= 64) return {matches64(0, n), 0};
-    // 64 < n <= 128: the last 64 bytes, [n - 64, n), shifted so that bit i stands for byte
-    // 64 + i (the shift drops the bytes below 64, already in low): eight loads whatever n,
-    // none past the end, and no branch on how many 16-byte chunks n spans
-    const std::size_t overlap = 128 - n;
-    return {matches64(0, 64), matches64(n - 64, 64) >> overlap};
+    return matches_in_two_halves(n, [&](std::size_t at) { return matches64(at, 64); });
 #else
     byte_matches m{0, 0};
     for (std::size_t i = 0; i < n && i < 64; ++i)
@@ -234,17 +241,14 @@ ZSET_ALWAYS_INLINE std::uint64_t match_u16x64(const std::uint16_t* values,
     return matches16(0) | (matches16(16) << 16) | (matches16(32) << 32) | (matches16(48) << 48);
 }
 
-/// find_u16_fixed_work() for 64 < n <= 128: the masks of [0, 64) and of [n - 64, n), the
-/// second shifted right by 128 - n so that it drops the values the first already holds (bit i
-/// for value 64 + i). Sixteen loads whatever n, none past the end, no table, no clamped
-/// starts: ZRANK at 10^3 (callgrind) 418 -> 363 instructions (docs/benchmarks.md, "An exact
-/// scan").
+/// find_u16_fixed_work() for 64 < n <= 128, in two halves (matches_in_two_halves): sixteen
+/// loads whatever n, no table, no clamped starts; ZRANK at 10^3 (callgrind) 418 -> 363
+/// instructions.
 ZSET_ALWAYS_INLINE std::size_t find_u16_exact128(const std::uint16_t* values, std::size_t n,
                                                  std::uint16_t value) noexcept {
     const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
-    const std::uint64_t low = match_u16x64(values, needle);
-    const std::uint64_t high = match_u16x64(values + n - 64, needle) >> (128 - n);
-    const byte_matches m{low, high};
+    const byte_matches m =
+        matches_in_two_halves(n, [&](std::size_t at) { return match_u16x64(values + at, needle); });
     return m.any() ? first_match_or_zero(m) : n;
 }
 #endif
@@ -281,15 +285,14 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
 #endif
 }
 
-/// find_u16() in fixed work for 8 <= n <= 128 (a skiplist-mode block), for arrays in cache:
-/// 16 loads of 8 values whose starts are clamped to n - 8 (the last ones repeat the final 8
+/// find_u16() in fixed work for 8 <= n <= 128 (a skiplist-mode block), for arrays in cache, so
+/// that no branch depends on where the value is: above 64 values find_u16_exact128; up to 64,
+/// 8 loads of 8 values whose starts are clamped to n - 8 (the last ones repeat the final 8
 /// values, so nothing past n is read), each match scored 128 - position and the best score
-/// kept, so no branch depends on where the value is. find_u16's exit mispredicted 1.1 times a
+/// kept. find_u16's exit mispredicted 1.1 times a
 /// search (ZRANK at 10^3, callgrind --branch-sim): ZRANK at 10^3 43.1-43.5 -> 34.1-35.6 ns. On
 /// arrays not in cache, reading every line costs more than the mispredict (ZRANK at 10^6
 /// 338-376 -> 563-619 ns): there find_u16 is the one to use. Other n: find_u16 (scan_slack).
-/// Above 64 values the masks of find_u16_exact128 do the same work in fewer instructions; up to
-/// 64 the scored loads cover 64 values, not 128.
 inline std::size_t find_u16_fixed_work(const std::uint16_t* values, std::size_t n,
                                        std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
