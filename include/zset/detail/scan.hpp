@@ -289,10 +289,10 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
 /// that no branch depends on where the value is: above 64 values find_u16_exact128; up to 64,
 /// 8 loads of 8 values whose starts are clamped to n - 8 (the last ones repeat the final 8
 /// values, so nothing past n is read), each match scored 128 - position and the best score
-/// kept. find_u16's exit mispredicted 1.1 times a
-/// search (ZRANK at 10^3, callgrind --branch-sim): ZRANK at 10^3 43.1-43.5 -> 34.1-35.6 ns. On
-/// arrays not in cache, reading every line costs more than the mispredict (ZRANK at 10^6
-/// 338-376 -> 563-619 ns): there find_u16 is the one to use. Other n: find_u16 (scan_slack).
+/// kept. find_u16's exit mispredicted 1.1 times a search (ZRANK at 10^3, callgrind
+/// --branch-sim): ZRANK at 10^3 43.1-43.5 -> 34.1-35.6 ns. On arrays not in cache, reading
+/// every line costs more than the mispredict (ZRANK at 10^6 338-376 -> 563-619 ns): there
+/// find_u16 is the one to use. Other n: find_u16 (scan_slack).
 inline std::size_t find_u16_fixed_work(const std::uint16_t* values, std::size_t n,
                                        std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
