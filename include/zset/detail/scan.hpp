@@ -185,6 +185,26 @@ ZSET_ALWAYS_INLINE std::size_t find_byte_match(const std::uint8_t* bytes, std::s
 }
 
 #ifdef ZSET_DETAIL_SSE2
+/// The lanes of the 8 values at p equal to the needle (0xffff each, else 0).
+ZSET_ALWAYS_INLINE __m128i equal_u16x8(const std::uint16_t* p, __m128i needle) noexcept {
+    return _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), needle);
+}
+/// Which of values[0, 16) equal the needle (bit i for values[i]): two compares packed into one
+/// movemask (0xffff / 0 lanes pack to 0xff / 0).
+ZSET_ALWAYS_INLINE unsigned match_u16x16(const std::uint16_t* values, __m128i needle) noexcept {
+    const __m128i both =
+        _mm_packs_epi16(equal_u16x8(values, needle), equal_u16x8(values + 8, needle));
+    return static_cast<unsigned>(_mm_movemask_epi8(both));
+}
+/// Which of values[0, 64) equal the needle (bit i for values[i]).
+ZSET_ALWAYS_INLINE std::uint64_t match_u16x64(const std::uint16_t* values,
+                                              __m128i needle) noexcept {
+    const auto matches16 = [values, needle](std::size_t at) ZSET_LAMBDA_INLINE {
+        return std::uint64_t{match_u16x16(values + at, needle)};
+    };
+    return matches16(0) | (matches16(16) << 16) | (matches16(32) << 32) | (matches16(48) << 48);
+}
+
 /// Entry i is 128 - i: 8 entries from `at` score the positions at..at+7 (the scan's loads start
 /// at 120 at most, so 128 entries cover them).
 struct descending_scores_table {
@@ -206,9 +226,8 @@ ZSET_ALWAYS_INLINE std::size_t find_u16_all(const std::uint16_t* values, std::si
     const std::size_t last = n - 8;
     const auto scored = [&](std::size_t start) ZSET_LAMBDA_INLINE {
         const std::size_t at = start < last ? start : last;
-        const auto* v = reinterpret_cast<const __m128i*>(values + at);
         const auto* score = reinterpret_cast<const __m128i*>(descending_scores.score + at);
-        return _mm_and_si128(_mm_cmpeq_epi16(_mm_loadu_si128(v), needle), _mm_loadu_si128(score));
+        return _mm_and_si128(equal_u16x8(values + at, needle), _mm_loadu_si128(score));
     };
     // two running maxima: half the dependency chain
     __m128i even = _mm_setzero_si128(), odd = _mm_setzero_si128();
@@ -221,24 +240,6 @@ ZSET_ALWAYS_INLINE std::size_t find_u16_all(const std::uint16_t* values, std::si
     best = _mm_max_epi16(best, _mm_shufflelo_epi16(best, 0xb1));
     const auto top = static_cast<std::size_t>(_mm_cvtsi128_si32(best) & 0xffff);
     return top == 0 ? n : 128 - top;
-}
-#endif
-
-#ifdef ZSET_DETAIL_SSE2
-/// Which of values[0, 64) equal the needle (bit i for values[i]): eight loads, two compares
-/// packed into each 16-bit movemask.
-ZSET_ALWAYS_INLINE std::uint64_t match_u16x64(const std::uint16_t* values,
-                                              __m128i needle) noexcept {
-    const auto matches16 = [values, needle](std::size_t at) ZSET_LAMBDA_INLINE {
-        const auto eq8 = [&](std::size_t from) {
-            return _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values + from)),
-                                   needle);
-        };
-        // one byte per value: 0xffff / 0 lanes pack to 0xff / 0
-        const int mask = _mm_movemask_epi8(_mm_packs_epi16(eq8(at), eq8(at + 8)));
-        return static_cast<std::uint64_t>(static_cast<std::uint32_t>(mask));
-    };
-    return matches16(0) | (matches16(16) << 16) | (matches16(32) << 32) | (matches16(48) << 48);
 }
 
 /// find_u16_fixed_work() for 64 < n <= 128, in two halves (matches_in_two_halves): sixteen
@@ -259,19 +260,13 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
                             std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
     const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
-    const auto eq8 = [&](std::size_t at) {
-        return _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(values + at)),
-                               needle);
-    };
     std::size_t i = 0;
     for (; i + 16 <= n; i += 16) {
-        // one byte per value: 0xffff / 0 lanes pack to 0xff / 0
-        const auto mask =
-            static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(eq8(i), eq8(i + 8))));
+        const unsigned mask = match_u16x16(values + i, needle);
         if (mask != 0) return i + lowest_bit(mask);
     }
     for (; i < n; i += 8) {  // the tail: reads at most 14 bytes past the end
-        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(eq8(i)));
+        const auto mask = static_cast<unsigned>(_mm_movemask_epi8(equal_u16x8(values + i, needle)));
         if (mask != 0) {
             const std::size_t at = i + lowest_bit(mask) / 2;
             return at < n ? at : n;
