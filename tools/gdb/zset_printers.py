@@ -200,8 +200,8 @@ def _blocks(val):
 
 
 def _next0(nodes, node_id):
-    """Level-0 successor id of node `node_id` in the node pool."""
-    return int(nodes[node_id]["links"].dereference()["next"])
+    """Level-0 successor id of node `node_id` in the node pool (level 0 is always inline)."""
+    return int(nodes[node_id]["low"][0]["next"])
 
 
 def _set_size(val):

@@ -83,12 +83,21 @@ public:
     struct node {
         Score first_score;  // data.score(0), kept here so a search step reads only this node
         block_type data;
-        link* links;          // `low`, or an array of its own when height > inline_levels
+        link* high;           // levels from inline_levels up, when tall(); else null
         node_id prev;         // level 0 backward link; next free id while the node is free
         std::uint8_t height;  // 0 while the node is free
         link low[inline_levels];
-        link& at(int level) noexcept { return links[level]; }
-        const link& at(int level) const noexcept { return links[level]; }
+        // The low levels live only in the node, and the high ones only in `high`: a step at a
+        // low level loads the next id straight from the node it is on, where a pointer to
+        // either array cost one more dependent load a step (ZCOUNT at 10^5, `range_ends 100000
+        // count`, three alternated rounds: 436-440 -> 416-418 ns). descend() walks the high
+        // levels and the low ones in separate loops, so its steps do not branch on the level.
+        link& at(int level) noexcept {
+            return level < inline_levels ? low[level] : high[level - inline_levels];
+        }
+        const link& at(int level) const noexcept {
+            return level < inline_levels ? low[level] : high[level - inline_levels];
+        }
         bool tall() const noexcept { return height > inline_levels; }
         node_id next(int level) const noexcept { return at(level).next; }
         size_type size() const noexcept { return data ? data.size() : 0; }
@@ -193,16 +202,24 @@ public:
         node_id x = head_id;
         const bool far = capacity_ > far_pool;
         p.at[0] = head_id;  // an empty list has no levels to descend
-        for (int i = level_ - 1; i >= 0; --i) {
-            for (;;) {
-                const link& l = nodes_[x].at(i);
-                // Every level ends by dropping from x to x's next node one level down: fetch
-                // that node while this one is compared, so the two misses overlap.
-                if (far && i > 0) prefetch(nodes_ + nodes_[x].at(i - 1).next);
-                if (l.next == head_id || !goes_before(nodes_[l.next])) break;
-                x = l.next;
-            }
-            p.at[i] = x;
+        int i = level_ - 1;
+        // the levels kept outside the nodes, then those inside: no branch on the level per step
+        for (; i >= inline_levels; --i) p.at[i] = x = walk_level<true>(x, i, goes_before, far);
+        for (; i >= 0; --i) p.at[i] = x = walk_level<false>(x, i, goes_before, far);
+    }
+
+    /// The last node from x on at level i (High: a level kept in `high`) that goes before.
+    template <bool High, class GoesBefore>
+    ZSET_ALWAYS_INLINE node_id walk_level(node_id x, int i, const GoesBefore& goes_before,
+                                          bool far) const {
+        for (;;) {
+            const node& n = nodes_[x];
+            const node_id next = High ? n.high[i - inline_levels].next : n.low[i].next;
+            // Every level ends by dropping from x to x's next node one level down: fetch that
+            // node while this one is compared, so the two misses overlap.
+            if (far && i > 0) prefetch(nodes_ + n.at(i - 1).next);
+            if (next == head_id || !goes_before(nodes_[next])) return x;
+            x = next;
         }
     }
 
@@ -477,11 +494,15 @@ private:
     void free_tall(node& n) noexcept {
         if (!n.tall()) return;
         link_allocator la(allocator());
-        link_traits::deallocate(la, n.links, n.height);
-        n.links = n.low;
+        link_traits::deallocate(la, n.high, high_levels(n.height));
+        n.high = nullptr;
+    }
+    /// The links a node of `height` keeps outside itself.
+    static size_type high_levels(int height) noexcept {
+        return static_cast<size_type>(height - inline_levels);
     }
     static size_type tall_bytes(const node& n) noexcept {
-        return n.tall() ? n.height * sizeof(link) : 0;
+        return n.tall() ? high_levels(n.height) * sizeof(link) : 0;
     }
 
     /// Makes sure a node id is available (allocating the pool, with its head, or growing it).
@@ -496,7 +517,7 @@ private:
             link* tall;
             ZSET_TRY {
                 link_allocator la(allocator());
-                tall = link_traits::allocate(la, max_level);
+                tall = link_traits::allocate(la, high_levels(max_level));
             }
             ZSET_CATCH_ALL {
                 node_traits::deallocate(na, fresh, cap);
@@ -504,14 +525,12 @@ private:
             }
             node& h = *new (static_cast<void*>(fresh)) node();
             h.height = max_level;
-            h.links = tall;
+            h.high = tall;
             h.prev = head_id;
             for (int i = 0; i < max_level; ++i) h.at(i) = link{head_id};
         } else {
-            for (size_type i = 0; i < capacity_; ++i) {
-                node& moved = *::new (static_cast<void*>(fresh + i)) node(nodes_[i]);
-                if (!moved.tall()) moved.links = moved.low;  // inline links moved with it
-            }
+            for (size_type i = 0; i < capacity_; ++i)
+                ::new (static_cast<void*>(fresh + i)) node(nodes_[i]);
             node_traits::deallocate(na, nodes_, capacity_);
         }
         nodes_ = fresh;
@@ -533,7 +552,7 @@ private:
         link* tall = nullptr;
         if (height > inline_levels) {
             link_allocator la(allocator());
-            tall = link_traits::allocate(la, static_cast<size_type>(height));
+            tall = link_traits::allocate(la, high_levels(height));
         }
         block_type b;
         ZSET_TRY {
@@ -542,7 +561,7 @@ private:
         ZSET_CATCH_ALL {
             if (tall != nullptr) {
                 link_allocator la(allocator());
-                link_traits::deallocate(la, tall, static_cast<size_type>(height));
+                link_traits::deallocate(la, tall, high_levels(height));
             }
             ZSET_RETHROW;
         }
@@ -551,7 +570,7 @@ private:
         free_ = n.prev;
         n = node();
         n.height = static_cast<std::uint8_t>(height);
-        n.links = tall != nullptr ? tall : n.low;
+        n.high = tall;
         for (int i = 0; i < height; ++i) n.at(i) = link{head_id};
         n.data = b;
         b.set_node(id);
