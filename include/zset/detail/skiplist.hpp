@@ -217,7 +217,7 @@ public:
             const node_id next = High ? n.high[i - inline_levels].next : n.low[i].next;
             // Every level ends by dropping from x to x's next node one level down: fetch that
             // node while this one is compared, so the two misses overlap.
-            if (far && i > 0) prefetch(nodes_ + n.at(i - 1).next);
+            if (far && i > 0) prefetch(nodes_ + (High ? n.at(i - 1) : n.low[i - 1]).next);
             if (next == head_id || !goes_before(nodes_[next])) return x;
             x = next;
         }
