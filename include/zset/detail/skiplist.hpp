@@ -28,11 +28,12 @@
 //
 // Nodes live in one pool, an array indexed by 32-bit node id, 48 bytes each (for a double
 // Score): the cached first score, the block, the level-0 backward link and up to four levels of
-// next ids inline; the rare taller node (1 in 256) keeps its higher levels in a separate
-// allocation. Why a pool: a search is a descent over ~3 log4(nodes) nodes. At 10^6 members the
-// pool is ~0.5 MB and stays in the L2 cache, at 10^7 ~5 MB; nodes allocated one by one were
-// spread over as many pages as the blocks between them and each hop was a cache and TLB miss.
-// Ids are also what the hash index stores (24 bits).
+// next ids inline; the rare taller node (1 in 256) keeps the levels above those four in a
+// separate allocation, and the four stay inline (so a step at a low level reads its next id
+// from the node itself, with no pointer to follow). Why a pool: a search is a descent over
+// ~3 log4(nodes) nodes. At 10^6 members the pool is ~0.5 MB and stays in the L2 cache, at 10^7
+// ~5 MB; nodes allocated one by one were spread over as many pages as the blocks between them
+// and each hop was a cache and TLB miss. Ids are also what the hash index stores (24 bits).
 //
 // Node 0 is the head sentinel. Level 0 is circular through it (last.next(0) == 0,
 // head.prev == last), higher levels end with a link to 0; so an iterator is (node, position)
