@@ -530,8 +530,8 @@ private:
             h.prev = head_id;
             for (int i = 0; i < max_level; ++i) h.at(i) = link{head_id};
         } else {
-            for (size_type i = 0; i < capacity_; ++i)
-                ::new (static_cast<void*>(fresh + i)) node(nodes_[i]);
+            // a node points into nothing of its own, so a plain copy moves it
+            std::uninitialized_copy(nodes_, nodes_ + capacity_, fresh);
             node_traits::deallocate(na, nodes_, capacity_);
         }
         nodes_ = fresh;
