@@ -24,7 +24,7 @@
 //
 //   g++ -std=c++17 -O2 -DNDEBUG -Iinclude -Ibench bench/probes/listpack_index.cpp
 //       bench/alloc_counter.cpp -o /tmp/listpack_index
-//   /tmp/listpack_index 100
+//   /tmp/listpack_index 100          (hit, miss or insert after the n: that part only)
 //   (add -DWITH_ABSL ... -labsl_hash -labsl_city -labsl_low_level_hash -labsl_raw_hash_set
 //    for the Abseil column, -DTWO_CHOICE_BRANCH_FREE_MISS for the two-choice lookup without
 //    its early return on a miss)
@@ -259,6 +259,152 @@ private:
     std::vector<std::uint8_t> slots_;
 };
 
+void report(const char* name, std::vector<double> t) {
+    if (t.empty()) return;
+    std::sort(t.begin(), t.end());
+    std::printf("  %-12s %6.2f ns  (%.2f - %.2f)\n", name, t[t.size() / 2], t.front(), t.back());
+}
+
+/// What a listpack insert pays to keep its lookup structure, building a block of n members
+/// from empty in the suite's order (positions by score), the records and their area left
+/// out (both designs write them alike):
+///   fingerprints  the order array and the fingerprint array each open a gap at the position;
+///   two_choice    the order array opens its gap, the position bytes at and after the position
+///                 grow by one (one SSE2 compare-and-add a group), the entry goes to the less
+///                 full of its two groups; when n passes 14 a group the table doubles its groups
+///                 and every member is hashed and placed again (the 8 stored bits cannot pick the
+///                 groups: see docs/benchmarks.md).
+/// Both hash the new member (the block stores 8 bits of it either way) and grow their arrays
+/// as the block does (n + n/16 + 2 positions).
+class insert_model {
+public:
+    insert_model(const std::vector<std::string>& members, const std::vector<double>& scores)
+        : members_(members) {
+        std::vector<double> sorted;
+        for (const double sc : scores) {  // the position each insert lands at
+            const auto at = std::lower_bound(sorted.begin(), sorted.end(), sc);
+            positions_.push_back(static_cast<std::size_t>(at - sorted.begin()));
+            sorted.insert(at, sc);
+        }
+    }
+
+    __attribute__((noinline)) std::size_t build_fingerprints() const {
+        std::vector<std::uint16_t> order;
+        std::vector<std::uint8_t> fp;
+        for (std::size_t i = 0; i < members_.size(); ++i) {
+            const std::uint64_t h = zset::hash<std::string>{}(members_[i]);
+            const std::size_t p = positions_[i];
+            if (order.size() == order.capacity()) grow(order, fp);
+            order.insert(order.begin() + static_cast<std::ptrdiff_t>(p),
+                         static_cast<std::uint16_t>(i));
+            fp.insert(fp.begin() + static_cast<std::ptrdiff_t>(p),
+                      static_cast<std::uint8_t>(h >> 24));
+        }
+        return order.size() + fp[0];
+    }
+
+    /// With presized, the table has its final group count from the start: no rebuilds (what
+    /// the maintenance costs without them).
+    __attribute__((noinline)) std::size_t build_two_choice(std::size_t& rebuilds,
+                                                           bool presized) const {
+        std::vector<std::uint16_t> order;
+        std::vector<std::uint8_t> ctrl, pos, unused;
+        std::size_t groups = 0;
+        if (presized) {
+            while (groups * 14 < members_.size()) groups = groups == 0 ? 1 : 2 * groups;
+            ctrl.assign(groups * 16, 0);
+            pos.assign(groups * 16, 0);
+        }
+        for (std::size_t i = 0; i < members_.size(); ++i) {
+            const std::uint64_t h = zset::hash<std::string>{}(members_[i]);
+            const std::size_t p = positions_[i];
+            if (order.size() == order.capacity()) grow(order, unused);
+            order.insert(order.begin() + static_cast<std::ptrdiff_t>(p),
+                         static_cast<std::uint16_t>(i));
+            if (order.size() > groups * 14) {  // doubling: rebuilt at 15, 29, 57, 113 members
+                groups = groups == 0 ? 1 : 2 * groups;
+                ctrl.assign(groups * 16, 0);
+                pos.assign(groups * 16, 0);
+                for (std::size_t q = 0; q < order.size(); ++q)  // read each member, hash it
+                    place(ctrl, pos, groups, zset::hash<std::string>{}(members_[order[q]]), q);
+                ++rebuilds;
+                continue;
+            }
+            shift_positions(ctrl, pos, p);
+            place(ctrl, pos, groups, h, p);
+        }
+        return order.size() + pos[0];
+    }
+
+private:
+    template <class Order, class Bytes>
+    static void grow(Order& order, Bytes& bytes) {
+        const std::size_t n = order.size();
+        order.reserve(n + n / 16 + 2);
+        bytes.reserve(n + n / 16 + 2);
+    }
+    /// Position bytes at or after p grow by one (empty slots' bytes change too, harmlessly).
+    static void shift_positions(std::vector<std::uint8_t>& ctrl, std::vector<std::uint8_t>& pos,
+                                std::size_t p) {
+        const __m128i from = _mm_set1_epi8(static_cast<char>(p));
+        for (std::size_t at = 0; at < ctrl.size(); at += 16) {
+            auto* v = reinterpret_cast<__m128i*>(pos.data() + at);
+            const __m128i x = _mm_loadu_si128(v);
+            const __m128i at_or_after = _mm_cmpeq_epi8(_mm_max_epu8(x, from), x);
+            _mm_storeu_si128(v, _mm_sub_epi8(x, at_or_after));
+        }
+    }
+    static void place(std::vector<std::uint8_t>& ctrl, std::vector<std::uint8_t>& pos,
+                      std::size_t groups, std::uint64_t h, std::size_t p) {
+        const auto free_in = [&](std::size_t g) {
+            const __m128i c =
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(ctrl.data() + g * 16));
+            return static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(c, _mm_setzero_si128())));
+        };
+        const std::size_t a = static_cast<std::size_t>(((h >> 32) * groups) >> 32);
+        const std::size_t b = static_cast<std::size_t>(((h & 0xffffff00u) * groups) >> 32);
+        const unsigned fa = free_in(a), fb = free_in(b);
+        const bool into_b = __builtin_popcount(fb) > __builtin_popcount(fa);
+        const unsigned f = into_b ? fb : fa;
+        if (f == 0) return;  // both full: a full model would move an entry; rare at 14 a group
+        const std::size_t slot = (into_b ? b : a) * 16 + static_cast<std::size_t>(__builtin_ctz(f));
+        const auto c = static_cast<std::uint8_t>(h);
+        ctrl[slot] = c == 0 ? 1 : c;
+        pos[slot] = static_cast<std::uint8_t>(p);
+    }
+
+    const std::vector<std::string>& members_;
+    std::vector<std::size_t> positions_;
+};
+
+/// ns per insert of each design, five passes of 2000 builds each.
+int time_inserts(const std::vector<std::string>& members, const std::vector<double>& scores) {
+    const insert_model model(members, scores);
+    std::vector<double> fingerprints, two_choice, presized;
+    std::size_t sink = 0, rebuilds = 0;
+    constexpr int builds = 2000;
+    const auto per_insert = [&](auto&& build) {
+        const auto t0 = std::chrono::steady_clock::now();
+        for (int b = 0; b < builds; ++b) sink += build();
+        const auto t1 = std::chrono::steady_clock::now();
+        return std::chrono::duration<double, std::nano>(t1 - t0).count() /
+               static_cast<double>(builds * members.size());
+    };
+    for (int p = 0; p < passes; ++p) {
+        fingerprints.push_back(per_insert([&] { return model.build_fingerprints(); }));
+        two_choice.push_back(per_insert([&] { return model.build_two_choice(rebuilds, false); }));
+        std::size_t none = 0;
+        presized.push_back(per_insert([&] { return model.build_two_choice(none, true); }));
+    }
+    std::printf("insert (building %zu members from empty; %zu table rebuilds a build):\n",
+                members.size(), rebuilds / (static_cast<std::size_t>(passes) * builds));
+    report("fingerprints", fingerprints);
+    report("two_choice", two_choice);
+    report("(presized)", presized);
+    asm volatile("" : : "r"(sink) : "memory");
+    return 0;
+}
+
 template <class Lookup>
 __attribute__((noinline)) double time_lookups(const std::vector<std::string>& keys,
                                               const Lookup& lookup, std::size_t& found) {
@@ -275,12 +421,6 @@ __attribute__((noinline)) double time_lookups(const std::vector<std::string>& ke
     asm volatile("" : : "r"(&sum) : "memory");
     return std::chrono::duration<double, std::nano>(t1 - t0).count() /
            static_cast<double>(rounds * keys.size());
-}
-
-void report(const char* name, std::vector<double> t) {
-    if (t.empty()) return;
-    std::sort(t.begin(), t.end());
-    std::printf("  %-12s %6.2f ns  (%.2f - %.2f)\n", name, t[t.size() / 2], t.front(), t.back());
 }
 
 /// Every structure, built from the same n members and scores.
@@ -382,10 +522,11 @@ int main(int argc, char** argv) {
     const std::size_t n = argc >= 2 ? std::strtoul(argv[1], nullptr, 10) : 0;
     const char* only = argc == 3 ? argv[2] : "";
     if (n == 0 || n > 255 || argc > 3) {
-        std::fprintf(stderr, "usage: listpack_index <n, at most 255> [hit|miss]\n");
+        std::fprintf(stderr, "usage: listpack_index <n, at most 255> [hit|miss|insert]\n");
         return 2;
     }
     const structures s(n);
+    if (std::strcmp(only, "insert") == 0) return time_inserts(s.members, s.scores);
     if (s.two_choice->overflowed() || s.two_wide->overflowed()) {
         std::fprintf(stderr, "listpack_index: a two-choice group overflowed at this n\n");
         return 1;
