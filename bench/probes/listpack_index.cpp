@@ -19,8 +19,9 @@
 // hash function (zset::hash) are the container's; the lookups are timed in one process against
 // zset in listpack mode (default options), zset in skiplist mode (thresholds 0, as the suite's
 // zset_skiplist) and, when built with Abseil, absl::flat_hash_map and the suite's Redis-style
-// skiplist (bench/peers/redis_skiplist.hpp). Five passes of 10^6 lookups
-// each, structures interleaved in every pass; each line prints a structure's median and range:
+// skiplist (bench/peers/redis_skiplist.hpp). Five passes of 10^6 lookups each, structures
+// interleaved in every pass; each line prints a structure's median and range. `insert` times
+// instead what keeping the fingerprints or a two-choice table costs an insert (insert_model).
 //
 //   g++ -std=c++17 -O2 -DNDEBUG -Iinclude -Ibench bench/probes/listpack_index.cpp
 //       bench/alloc_counter.cpp -o /tmp/listpack_index
