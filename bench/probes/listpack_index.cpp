@@ -40,6 +40,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <emmintrin.h>
@@ -293,11 +294,7 @@ public:
         std::vector<std::uint16_t> order;
         std::vector<std::uint8_t> fp;
         for (std::size_t i = 0; i < members_.size(); ++i) {
-            const std::uint64_t h = zset::hash<std::string>{}(members_[i]);
-            const std::size_t p = positions_[i];
-            if (order.size() == order.capacity()) grow(order, fp);
-            order.insert(order.begin() + static_cast<std::ptrdiff_t>(p),
-                         static_cast<std::uint16_t>(i));
+            const auto [h, p] = insert_order(order, fp, i);
             fp.insert(fp.begin() + static_cast<std::ptrdiff_t>(p),
                       static_cast<std::uint8_t>(h >> 24));
         }
@@ -317,11 +314,7 @@ public:
             pos.assign(groups * 16, 0);
         }
         for (std::size_t i = 0; i < members_.size(); ++i) {
-            const std::uint64_t h = zset::hash<std::string>{}(members_[i]);
-            const std::size_t p = positions_[i];
-            if (order.size() == order.capacity()) grow(order, unused);
-            order.insert(order.begin() + static_cast<std::ptrdiff_t>(p),
-                         static_cast<std::uint16_t>(i));
+            const auto [h, p] = insert_order(order, unused, i);
             if (order.size() > groups * 14) {  // doubling: rebuilt at 15, 29, 57, 113 members
                 groups = groups == 0 ? 1 : 2 * groups;
                 ctrl.assign(groups * 16, 0);
@@ -338,6 +331,17 @@ public:
     }
 
 private:
+    /// Hashes member i and opens its gap in the order array (growing it as the block does);
+    /// returns the hash and the position.
+    std::pair<std::uint64_t, std::size_t> insert_order(std::vector<std::uint16_t>& order,
+                                                       std::vector<std::uint8_t>& bytes,
+                                                       std::size_t i) const {
+        const std::uint64_t h = zset::hash<std::string>{}(members_[i]);
+        const std::size_t p = positions_[i];
+        if (order.size() == order.capacity()) grow(order, bytes);
+        order.insert(order.begin() + static_cast<std::ptrdiff_t>(p), static_cast<std::uint16_t>(i));
+        return {h, p};
+    }
     template <class Order, class Bytes>
     static void grow(Order& order, Bytes& bytes) {
         const std::size_t n = order.size();
