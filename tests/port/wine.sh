@@ -28,11 +28,15 @@ if [ "${1:-}" = --stop ]; then
     exec "$wineserver" -k
 fi
 mkdir -p "$TMPDIR"
-"$wineserver" -p60 2>/dev/null || true  # starts the server; exits 2 when one runs
-if [ ! -f "$WINEPREFIX/system.reg" ]; then
-    flock "$WINEPREFIX/.zset-init.lock" sh -c \
-        '[ -f "$WINEPREFIX/system.reg" ] || "$1" wineboot --init >/dev/null 2>&1' sh "$wine"
+# The prefix is ready once wineboot has run: a marker of ours, since a server that stays up
+# writes the registry files (system.reg ...) only when it exits.
+if [ ! -f "$WINEPREFIX/.zset-ready" ]; then
+    flock "$WINEPREFIX/.zset-init.lock" sh -c '[ -f "$WINEPREFIX/.zset-ready" ] ||
+        { "$1" wineboot --init >/dev/null 2>&1; touch "$WINEPREFIX/.zset-ready"; }' sh "$wine"
 fi
+# Only on a ready prefix: a server started before wineboot made concurrent first programs
+# wait ~90 s.
+"$wineserver" -p60 2>/dev/null || true  # starts the server; exits 2 when one runs
 errors="$TMPDIR/stderr.$$"
 for attempt in 1 2; do
     rc=0
