@@ -12,7 +12,18 @@
 //   two_choice a member sits in the less full of two groups picked by its hash and a lookup
 //              reads both: no probe sequence and no "is there an empty slot" branch; 8-bit
 //              control bytes (0 empty) and position bytes, 2 bytes a slot; two_wide has twice
-//              the groups.
+//              the groups;
+//   bucket16/32  the entries sorted by bucket (16 or 32 buckets, from the hash's high bits)
+//              with no empty slots: a control byte (8 hash bits) and a position byte an entry,
+//              and one-byte bucket starts; a lookup masks one 16-byte load of its bucket's
+//              control bytes to the bucket's length. Nothing depends on the table's size, so
+//              it is never rebuilt: an insert moves the entries after its bucket up a byte;
+//   bare64_K   the same with 64 buckets and no control bytes (a position byte an entry, the
+//              fingerprints' own bytes): a lookup compares the members of its bucket's first
+//              K entries without a branch;
+//   scan       the container's own lookup (fingerprints in position order, the block's scan
+//              functions) as a model, so that its column differs from the tables' by the
+//              table alone ("listpack" also adds the container's call and wrapper).
 //
 // Members of at most 15 bytes compare without a branch (see records_model::same_member).
 // Each table has the fewest groups that keep the load at or under 7/8. Records, order array and
@@ -21,7 +32,8 @@
 // zset_skiplist) and, when built with Abseil, absl::flat_hash_map and the suite's Redis-style
 // skiplist (bench/peers/redis_skiplist.hpp). Five passes of 10^6 lookups each, structures
 // interleaved in every pass; each line prints a structure's median and range. `insert` times
-// instead what keeping the fingerprints or a two-choice table costs an insert (insert_model).
+// instead what keeping the fingerprints, a two-choice table or a bucketed table costs an insert
+// (insert_model).
 //
 //   g++ -std=c++17 -O2 -DNDEBUG -Iinclude -Ibench bench/probes/listpack_index.cpp
 //       bench/alloc_counter.cpp -o /tmp/listpack_index
@@ -102,6 +114,44 @@ struct records_model {
         std::memcpy(&s, area.data() + ref, sizeof s);
         return s;
     }
+};
+
+/// The container's listpack lookup as a model, for a fair baseline: the fingerprint array in
+/// position order (hash bits 24-31, as the block's), scanned with the block's own functions
+/// (detail::match_bytes128, first candidate compared without a branch), the member compared
+/// as the other models do. So the models' columns differ from this one by their table only,
+/// where they differ from "listpack" also by the container's call and wrapper.
+class scan_model {
+public:
+    scan_model(const records_model& rec, const std::vector<std::string>& by_position) : rec_(rec) {
+        fp_.assign(by_position.size() + 16, 0);
+        for (std::size_t p = 0; p < by_position.size(); ++p)
+            fp_[p] = static_cast<std::uint8_t>(zset::hash<std::string>{}(by_position[p]) >> 24);
+        n_ = by_position.size();
+    }
+    bool score(std::string_view m, double& out) const noexcept {
+        namespace zd = zset::detail;
+        const std::uint64_t h = zset::hash<std::string>{}(m);
+        const zd::byte_matches found =
+            zd::match_bytes128(fp_.data(), n_, static_cast<std::uint8_t>(h >> 24));
+        const std::uint16_t ref = rec_.order[zd::first_match_or_zero(found)];
+        if (__builtin_expect(rec_.same_member(ref, m) & found.any(), 1)) {
+            out = rec_.score_at(ref);
+            return true;
+        }
+        const zd::byte_matches rest = zd::without_first_match(found);
+        if (__builtin_expect(!rest.any(), 1)) return false;
+        const std::size_t at = zd::first_accepted(
+            rest, 0, [&](std::size_t i) { return rec_.same_member(rec_.order[i], m); });
+        if (at == zd::no_match) return false;
+        out = rec_.score_at(rec_.order[at]);
+        return true;
+    }
+
+private:
+    const records_model& rec_;
+    std::size_t n_ = 0;
+    std::vector<std::uint8_t> fp_;
 };
 
 /// Control-byte groups over a records_model; Slot is the position byte or the 2-byte ref.
@@ -261,6 +311,164 @@ private:
     std::vector<std::uint8_t> slots_;
 };
 
+/// Bucketed: the entries sorted by bucket (B buckets picked by the hash's high bits), with no
+/// empty slots; a control byte (the hash's low 8 bits) and a position byte per entry, and B + 1
+/// one-byte bucket starts. A lookup reads its bucket's control bytes with one 16-byte load,
+/// masked to the bucket's length (a bucket of more than 16 takes a loop). An insert shifts the
+/// entries after its bucket by one and adds one to the later bucket starts: no rebuild, ever,
+/// since nothing depends on the table's size.
+template <std::size_t Buckets>
+class bucketed_model {
+public:
+    bucketed_model(const records_model& rec, const std::vector<std::string>& by_position)
+        : rec_(rec) {
+        const std::size_t n = by_position.size();
+        std::vector<std::pair<std::size_t, std::size_t>> entries;  // (bucket, position)
+        std::vector<std::uint8_t> ctrl_of(n);
+        for (std::size_t p = 0; p < n; ++p) {
+            const std::uint64_t h = zset::hash<std::string>{}(by_position[p]);
+            entries.emplace_back(bucket_of(h), p);
+            ctrl_of[p] = static_cast<std::uint8_t>(h);
+        }
+        std::stable_sort(entries.begin(), entries.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        ctrl_.assign(n + 16, 0);
+        pos_.assign(n + 16, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            ctrl_[i] = ctrl_of[entries[i].second];
+            pos_[i] = static_cast<std::uint8_t>(entries[i].second);
+            ++start_[entries[i].first + 1];
+        }
+        for (std::size_t b = 1; b <= Buckets; ++b) {
+            start_[b] = static_cast<std::uint8_t>(start_[b] + start_[b - 1]);
+            longest_ = std::max<std::size_t>(longest_, start_[b] - start_[b - 1]);
+        }
+    }
+    /// Control and position bytes for n entries, plus the bucket starts.
+    std::size_t bytes() const noexcept { return 2 * (ctrl_.size() - 16) + Buckets + 1; }
+    std::size_t longest_bucket() const noexcept { return longest_; }
+
+    bool score(std::string_view m, double& out) const noexcept {
+        const std::uint64_t h = zset::hash<std::string>{}(m);
+        const std::size_t b = bucket_of(h);
+        const std::size_t first = start_[b];
+        const std::size_t length = static_cast<std::size_t>(start_[b + 1]) - first;
+        const __m128i want = _mm_set1_epi8(static_cast<char>(h));
+        const auto matches = [&](std::size_t at, std::size_t left) {
+            const auto all = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(
+                _mm_loadu_si128(reinterpret_cast<const __m128i*>(ctrl_.data() + at)), want)));
+            return left >= 16 ? all : all & ((1u << left) - 1);
+        };
+        unsigned hits = matches(first, length);
+        if (__builtin_expect(length > 16, 0)) return long_bucket(m, first, length, want, out);
+        if (hits == 0) return false;
+        const std::uint16_t ref =
+            rec_.order[pos_[first + static_cast<std::size_t>(__builtin_ctz(hits))]];
+        if (__builtin_expect(rec_.same_member(ref, m), 1)) {
+            out = rec_.score_at(ref);
+            return true;
+        }
+        for (hits &= hits - 1; hits != 0; hits &= hits - 1) {
+            const std::uint16_t r =
+                rec_.order[pos_[first + static_cast<std::size_t>(__builtin_ctz(hits))]];
+            if (rec_.same_member(r, m)) {
+                out = rec_.score_at(r);
+                return true;
+            }
+        }
+        return false;
+    }
+
+private:
+    static std::size_t bucket_of(std::uint64_t h) noexcept {
+        return static_cast<std::size_t>(((h >> 32) * Buckets) >> 32);
+    }
+    __attribute__((noinline)) bool long_bucket(std::string_view m, std::size_t first,
+                                               std::size_t length, __m128i want,
+                                               double& out) const noexcept {
+        for (std::size_t i = first; i < first + length; ++i) {
+            if (ctrl_[i] != static_cast<std::uint8_t>(_mm_cvtsi128_si32(want))) continue;
+            const std::uint16_t r = rec_.order[pos_[i]];
+            if (rec_.same_member(r, m)) {
+                out = rec_.score_at(r);
+                return true;
+            }
+        }
+        return false;
+    }
+    const records_model& rec_;
+    std::uint8_t start_[Buckets + 1] = {};
+    std::size_t longest_ = 0;
+    std::vector<std::uint8_t> ctrl_;
+    std::vector<std::uint8_t> pos_;
+};
+
+/// Bucketed without control bytes: the same order of entries, but a position byte only, so it
+/// takes the fingerprints' bytes (one per position) plus B + 1 bucket starts. With B near n/2
+/// a bucket holds ~2 entries; a lookup compares the members of its bucket's first K entries,
+/// always, without a branch (a shorter bucket's missing entries are masked out), and a bucket
+/// longer than K takes a loop.
+template <std::size_t Buckets, std::size_t K>
+class bare_bucketed_model {
+public:
+    bare_bucketed_model(const records_model& rec, const std::vector<std::string>& by_position)
+        : rec_(rec) {
+        const std::size_t n = by_position.size();
+        std::vector<std::pair<std::size_t, std::size_t>> entries;  // (bucket, position)
+        for (std::size_t p = 0; p < n; ++p)
+            entries.emplace_back(bucket_of(zset::hash<std::string>{}(by_position[p])), p);
+        std::stable_sort(entries.begin(), entries.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        pos_.assign(n + K, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            pos_[i] = static_cast<std::uint8_t>(entries[i].second);
+            ++start_[entries[i].first + 1];
+        }
+        for (std::size_t b = 1; b <= Buckets; ++b) {
+            start_[b] = static_cast<std::uint8_t>(start_[b] + start_[b - 1]);
+            longest_ = std::max<std::size_t>(longest_, start_[b] - start_[b - 1]);
+        }
+    }
+    std::size_t bytes() const noexcept { return pos_.size() - K + Buckets + 1; }
+    std::size_t longest_bucket() const noexcept { return longest_; }
+
+    bool score(std::string_view m, double& out) const noexcept {
+        const std::size_t b = bucket_of(zset::hash<std::string>{}(m));
+        const std::size_t first = start_[b];
+        const std::size_t length = static_cast<std::size_t>(start_[b + 1]) - first;
+        if (__builtin_expect(length > K, 0)) return long_bucket(m, first, length, out);
+        unsigned found = 0;
+        std::uint16_t refs[K];
+        for (std::size_t i = 0; i < K; ++i) {
+            refs[i] = rec_.order[pos_[first + i]];
+            found |= static_cast<unsigned>(rec_.same_member(refs[i], m) & (i < length)) << i;
+        }
+        if (found == 0) return false;
+        out = rec_.score_at(refs[__builtin_ctz(found)]);
+        return true;
+    }
+
+private:
+    static std::size_t bucket_of(std::uint64_t h) noexcept {
+        return static_cast<std::size_t>(((h >> 32) * Buckets) >> 32);
+    }
+    __attribute__((noinline)) bool long_bucket(std::string_view m, std::size_t first,
+                                               std::size_t length, double& out) const noexcept {
+        for (std::size_t i = first; i < first + length; ++i) {
+            const std::uint16_t r = rec_.order[pos_[i]];
+            if (rec_.same_member(r, m)) {
+                out = rec_.score_at(r);
+                return true;
+            }
+        }
+        return false;
+    }
+    const records_model& rec_;
+    std::uint8_t start_[Buckets + 1] = {};
+    std::size_t longest_ = 0;
+    std::vector<std::uint8_t> pos_;
+};
+
 void report(const char* name, std::vector<double> t) {
     if (t.empty()) return;
     std::sort(t.begin(), t.end());
@@ -330,7 +538,68 @@ public:
         return order.size() + pos[0];
     }
 
+    /// The bucketed table (bucketed_model<32>): the position bytes at and after p grow by one,
+    /// the entries after the new one's bucket move up a byte, the later bucket starts grow by
+    /// one. Nothing is ever rebuilt.
+    /// The fingerprints again, in a fixed array as the bucketed table below (its growth is the
+    /// block's regrow, which copies both alike): the baseline for build_bucketed.
+    __attribute__((noinline)) std::size_t build_fingerprints_fixed() const {
+        std::vector<std::uint16_t> order;
+        std::vector<std::uint8_t> unused;
+        std::uint8_t fp[256 + 16] = {};
+        for (std::size_t i = 0; i < members_.size(); ++i) {
+            const auto [h, p] = insert_order(order, unused, i);
+            const std::size_t n = order.size() - 1;
+            std::memmove(fp + p + 1, fp + p, n - p);
+            fp[p] = static_cast<std::uint8_t>(h >> 24);
+        }
+        return order.size() + fp[0];
+    }
+
+    /// The bucketed table (bucketed_model<32>) in fixed arrays: the position bytes at and after
+    /// p grow by one, the entries after the new one's bucket move up a byte, the later bucket
+    /// starts grow by one. Nothing is ever rebuilt.
+    __attribute__((noinline)) std::size_t build_bucketed() const {
+        constexpr std::size_t buckets = 32;
+        std::vector<std::uint16_t> order;
+        std::vector<std::uint8_t> unused;
+        std::uint8_t ctrl[256 + 16] = {}, pos[256 + 16] = {};
+        alignas(16) std::uint8_t start[buckets + 16] = {};  // start[b]: first entry of bucket b
+        const __m128i lanes_lo =
+            _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+        const __m128i lanes_hi = _mm_add_epi8(lanes_lo, _mm_set1_epi8(16));
+        for (std::size_t i = 0; i < members_.size(); ++i) {
+            const auto [h, p] = insert_order(order, unused, i);
+            const std::size_t n = order.size() - 1;  // entries before this one
+            shift_bytes(pos, n, p);
+            const std::size_t b = static_cast<std::size_t>(((h >> 32) * buckets) >> 32);
+            const std::size_t at = start[b + 1];
+            std::memmove(ctrl + at + 1, ctrl + at, n - at);
+            std::memmove(pos + at + 1, pos + at, n - at);
+            ctrl[at] = static_cast<std::uint8_t>(h);
+            pos[at] = static_cast<std::uint8_t>(p);
+            // the starts of buckets b + 1 and later (lanes above b) grow by one
+            const __m128i above = _mm_set1_epi8(static_cast<char>(b));
+            auto* lo = reinterpret_cast<__m128i*>(start);
+            auto* hi = reinterpret_cast<__m128i*>(start + 16);
+            _mm_store_si128(lo, _mm_sub_epi8(_mm_load_si128(lo), _mm_cmpgt_epi8(lanes_lo, above)));
+            _mm_store_si128(hi, _mm_sub_epi8(_mm_load_si128(hi), _mm_cmpgt_epi8(lanes_hi, above)));
+            start[buckets] = static_cast<std::uint8_t>(order.size());
+        }
+        return order.size() + pos[0] + ctrl[0];
+    }
+
 private:
+    /// bytes[0, n) at or above p grow by one, 16 at a time (one SSE2 compare-and-subtract).
+    static void shift_bytes(std::uint8_t* bytes, std::size_t n, std::size_t p) {
+        const __m128i from = _mm_set1_epi8(static_cast<char>(p));
+        for (std::size_t at = 0; at < n; at += 16) {  // may touch 15 bytes past n
+            auto* v = reinterpret_cast<__m128i*>(bytes + at);
+            const __m128i x = _mm_loadu_si128(v);
+            const __m128i at_or_after = _mm_cmpeq_epi8(_mm_max_epu8(x, from), x);
+            _mm_storeu_si128(v, _mm_sub_epi8(x, at_or_after));
+        }
+    }
     /// Hashes member i and opens its gap in the order array (growing it as the block does);
     /// returns the hash and the position.
     std::pair<std::uint64_t, std::size_t> insert_order(std::vector<std::uint16_t>& order,
@@ -385,7 +654,7 @@ private:
 /// ns per insert of each design, five passes of 2000 builds each.
 int time_inserts(const std::vector<std::string>& members, const std::vector<double>& scores) {
     const insert_model model(members, scores);
-    std::vector<double> fingerprints, two_choice, presized;
+    std::vector<double> fingerprints, two_choice, presized, fixed, bucketed;
     std::size_t sink = 0, rebuilds = 0;
     constexpr int builds = 2000;
     const auto per_insert = [&](auto&& build) {
@@ -400,12 +669,16 @@ int time_inserts(const std::vector<std::string>& members, const std::vector<doub
         two_choice.push_back(per_insert([&] { return model.build_two_choice(rebuilds, false); }));
         std::size_t none = 0;
         presized.push_back(per_insert([&] { return model.build_two_choice(none, true); }));
+        fixed.push_back(per_insert([&] { return model.build_fingerprints_fixed(); }));
+        bucketed.push_back(per_insert([&] { return model.build_bucketed(); }));
     }
     std::printf("insert (building %zu members from empty; %zu table rebuilds a build):\n",
                 members.size(), rebuilds / (static_cast<std::size_t>(passes) * builds));
     report("fingerprints", fingerprints);
     report("two_choice", two_choice);
     report("(presized)", presized);
+    report("fp (fixed)", fixed);
+    report("bucket32", bucketed);
     asm volatile("" : : "r"(sink) : "memory");
     return 0;
 }
@@ -439,9 +712,14 @@ struct structures {
     peers::redis_skiplist redisskl;
 #endif
     std::optional<records_model> rec;
+    std::optional<scan_model> scan;
     std::optional<swiss_model<std::uint8_t>> swiss_pos;
     std::optional<swiss_model<std::uint16_t>> swiss_ref;
     std::optional<two_choice_model> two_choice, two_wide;
+    std::optional<bucketed_model<16>> bucket16;
+    std::optional<bucketed_model<32>> bucket32;
+    std::optional<bare_bucketed_model<64, 3>> bare64_3;
+    std::optional<bare_bucketed_model<64, 4>> bare64_4;
 
     explicit structures(std::size_t n) {
         for (std::size_t i = 0; i < n; ++i) {
@@ -456,11 +734,16 @@ struct structures {
         }
         for (const auto e : listpack) by_position.emplace_back(e.member);
         rec.emplace(members, scores);
+        scan.emplace(*rec, by_position);
         swiss_pos.emplace(*rec, by_position);
         swiss_ref.emplace(*rec, by_position);
         // as many groups as swiss_pos (7/8 load), and twice as many
         two_choice.emplace(*rec, by_position, swiss_pos->bytes() / 32);
         two_wide.emplace(*rec, by_position, swiss_pos->bytes() / 16);
+        bucket16.emplace(*rec, by_position);
+        bucket32.emplace(*rec, by_position);
+        bare64_3.emplace(*rec, by_position);
+        bare64_4.emplace(*rec, by_position);
     }
 
     template <class Model>
@@ -483,16 +766,18 @@ struct structures {
                 double got = 0;
                 return model.score(k, got) == want.has_value() && (!want || got == *want);
             };
-            if (want.has_value() != hits || skiplist.score(k) != want || !same(*swiss_pos) ||
-                !same(*swiss_ref) || !same(*two_choice) || !same(*two_wide))
+            if (want.has_value() != hits || skiplist.score(k) != want || !same(*scan) ||
+                !same(*swiss_pos) || !same(*swiss_ref) || !same(*two_choice) || !same(*two_wide) ||
+                !same(*bucket16) || !same(*bucket32) || !same(*bare64_3) || !same(*bare64_4))
                 return false;
         }
         return true;
     }
 };
 
-constexpr const char* names[] = {"listpack",   "skiplist", "swiss_pos", "swiss_ref",
-                                 "two_choice", "two_wide", "absl",      "redisskl"};
+constexpr const char* names[] = {"listpack", "skiplist", "swiss_pos", "swiss_ref", "two_choice",
+                                 "two_wide", "bucket16", "bucket32",  "bare64_3",  "bare64_4",
+                                 "absl",     "redisskl", "scan"};
 constexpr std::size_t structure_count = sizeof(names) / sizeof(names[0]);
 
 /// One timed pass over every structure, in a fixed order; adds each one's ns per lookup.
@@ -504,6 +789,11 @@ void time_pass(const structures& s, const std::vector<std::string>& keys,
     times[3].push_back(time_lookups(keys, structures::lookup(*s.swiss_ref), found));
     times[4].push_back(time_lookups(keys, structures::lookup(*s.two_choice), found));
     times[5].push_back(time_lookups(keys, structures::lookup(*s.two_wide), found));
+    times[6].push_back(time_lookups(keys, structures::lookup(*s.bucket16), found));
+    times[7].push_back(time_lookups(keys, structures::lookup(*s.bucket32), found));
+    times[8].push_back(time_lookups(keys, structures::lookup(*s.bare64_3), found));
+    times[9].push_back(time_lookups(keys, structures::lookup(*s.bare64_4), found));
+    times[12].push_back(time_lookups(keys, structures::lookup(*s.scan), found));
 #ifdef WITH_ABSL
     const auto absl_find = [&](const std::string& k, double& out) {
         const auto it = s.absl_map.find(k);
@@ -515,8 +805,8 @@ void time_pass(const structures& s, const std::vector<std::string>& keys,
         out = x == nullptr ? 0.0 : x->score;
         return x != nullptr;
     };
-    times[6].push_back(time_lookups(keys, absl_find, found));
-    times[7].push_back(time_lookups(keys, redisskl_find, found));
+    times[10].push_back(time_lookups(keys, absl_find, found));
+    times[11].push_back(time_lookups(keys, redisskl_find, found));
 #endif
 }
 
@@ -538,10 +828,13 @@ int main(int argc, char** argv) {
     }
     std::printf("n = %zu: listpack block %zu B, fingerprints %zu B + spare; swiss_pos table %zu B, "
                 "swiss_ref %zu B (%.0f%% of members outside their home group); two_choice %zu B, "
-                "two_wide %zu B\n",
+                "two_wide %zu B; bucket16 %zu B (longest bucket %zu), bucket32 %zu B (%zu); bare64 "
+                "%zu B (%zu)\n",
                 n, s.listpack.memory_usage() - sizeof(s.listpack), n, s.swiss_pos->bytes(),
                 s.swiss_ref->bytes(), 100 * s.swiss_pos->spill(), s.two_choice->bytes(),
-                s.two_wide->bytes());
+                s.two_wide->bytes(), s.bucket16->bytes(), s.bucket16->longest_bucket(),
+                s.bucket32->bytes(), s.bucket32->longest_bucket(), s.bare64_3->bytes(),
+                s.bare64_3->longest_bucket());
     for (const bool hits : {true, false}) {
         if (std::strcmp(only, hits ? "miss" : "hit") == 0) continue;
         std::vector<std::string> keys;
