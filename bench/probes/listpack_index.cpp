@@ -311,68 +311,110 @@ private:
     std::vector<std::uint8_t> slots_;
 };
 
-/// Bucketed: the entries sorted by bucket (B buckets picked by the hash's high bits), with no
-/// empty slots; a control byte (the hash's low 8 bits) and a position byte per entry, and B + 1
-/// one-byte bucket starts. A lookup reads its bucket's control bytes with one 16-byte load,
-/// masked to the bucket's length (a bucket of more than 16 takes a loop). An insert shifts the
-/// entries after its bucket by one and adds one to the later bucket starts: no rebuild, ever,
-/// since nothing depends on the table's size.
+/// What both bucketed models share: the position bytes sorted by bucket (B buckets picked by
+/// the hash's high 32 bits), with no empty slots, and the B + 1 one-byte bucket starts.
+template <std::size_t Buckets>
+class bucket_entries {
+public:
+    bucket_entries(const records_model& rec, const std::vector<std::string>& by_position,
+                   std::size_t padding)
+        : rec_(rec) {
+        const std::size_t n = by_position.size();
+        for (std::size_t p = 0; p < n; ++p)
+            hashes_.push_back(zset::hash<std::string>{}(by_position[p]));
+        std::vector<std::size_t> entries(n);  // positions, by bucket
+        for (std::size_t p = 0; p < n; ++p) entries[p] = p;
+        std::stable_sort(entries.begin(), entries.end(), [&](std::size_t a, std::size_t b) {
+            return bucket_of(hashes_[a]) < bucket_of(hashes_[b]);
+        });
+        pos_.assign(n + padding, 0);
+        for (std::size_t i = 0; i < n; ++i) {
+            pos_[i] = static_cast<std::uint8_t>(entries[i]);
+            ++start_[bucket_of(hashes_[entries[i]]) + 1];
+        }
+        for (std::size_t b = 1; b <= Buckets; ++b) {
+            start_[b] = static_cast<std::uint8_t>(start_[b] + start_[b - 1]);
+            longest_ = std::max<std::size_t>(longest_, start_[b] - start_[b - 1]);
+        }
+    }
+    static std::size_t bucket_of(std::uint64_t h) noexcept {
+        return static_cast<std::size_t>(((h >> 32) * Buckets) >> 32);
+    }
+    std::size_t entries() const noexcept { return hashes_.size(); }
+    std::size_t longest_bucket() const noexcept { return longest_; }
+    /// The hash of the member in entry i (for building control bytes).
+    std::uint64_t hash_of_entry(std::size_t i) const noexcept { return hashes_[pos_[i]]; }
+    std::size_t first(std::size_t b) const noexcept { return start_[b]; }
+    std::size_t length(std::size_t b) const noexcept {
+        return static_cast<std::size_t>(start_[b + 1]) - start_[b];
+    }
+    std::uint16_t ref(std::size_t entry) const noexcept { return rec_.order[pos_[entry]]; }
+    const records_model& records() const noexcept { return rec_; }
+
+    /// The score of m among entries [first, first + length) that wanted(entry) lets through:
+    /// a plain loop, for the rare long buckets.
+    template <class Wanted>
+    __attribute__((noinline)) bool score_in(std::size_t first, std::size_t length,
+                                            std::string_view m, double& out,
+                                            const Wanted& wanted) const noexcept {
+        for (std::size_t i = first; i < first + length; ++i) {
+            if (!wanted(i) || !rec_.same_member(ref(i), m)) continue;
+            out = rec_.score_at(ref(i));
+            return true;
+        }
+        return false;
+    }
+
+private:
+    const records_model& rec_;
+    std::vector<std::uint64_t> hashes_;  // by position
+    std::uint8_t start_[Buckets + 1] = {};
+    std::size_t longest_ = 0;
+    std::vector<std::uint8_t> pos_;
+};
+
+/// Bucketed: a control byte (the hash's low 8 bits) beside each entry's position byte. A
+/// lookup reads its bucket's control bytes with one 16-byte load, masked to the bucket's
+/// length (a bucket of more than 16 takes a loop). An insert shifts the entries after its
+/// bucket by one and adds one to the later bucket starts: no rebuild, ever, since nothing
+/// depends on the table's size.
 template <std::size_t Buckets>
 class bucketed_model {
 public:
     bucketed_model(const records_model& rec, const std::vector<std::string>& by_position)
-        : rec_(rec) {
-        const std::size_t n = by_position.size();
-        std::vector<std::pair<std::size_t, std::size_t>> entries;  // (bucket, position)
-        std::vector<std::uint8_t> ctrl_of(n);
-        for (std::size_t p = 0; p < n; ++p) {
-            const std::uint64_t h = zset::hash<std::string>{}(by_position[p]);
-            entries.emplace_back(bucket_of(h), p);
-            ctrl_of[p] = static_cast<std::uint8_t>(h);
-        }
-        std::stable_sort(entries.begin(), entries.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-        ctrl_.assign(n + 16, 0);
-        pos_.assign(n + 16, 0);
-        for (std::size_t i = 0; i < n; ++i) {
-            ctrl_[i] = ctrl_of[entries[i].second];
-            pos_[i] = static_cast<std::uint8_t>(entries[i].second);
-            ++start_[entries[i].first + 1];
-        }
-        for (std::size_t b = 1; b <= Buckets; ++b) {
-            start_[b] = static_cast<std::uint8_t>(start_[b] + start_[b - 1]);
-            longest_ = std::max<std::size_t>(longest_, start_[b] - start_[b - 1]);
-        }
+        : table_(rec, by_position, 16) {
+        ctrl_.assign(table_.entries() + 16, 0);
+        for (std::size_t i = 0; i < table_.entries(); ++i)
+            ctrl_[i] = static_cast<std::uint8_t>(table_.hash_of_entry(i));
     }
     /// Control and position bytes for n entries, plus the bucket starts.
-    std::size_t bytes() const noexcept { return 2 * (ctrl_.size() - 16) + Buckets + 1; }
-    std::size_t longest_bucket() const noexcept { return longest_; }
+    std::size_t bytes() const noexcept { return 2 * table_.entries() + Buckets + 1; }
+    std::size_t longest_bucket() const noexcept { return table_.longest_bucket(); }
 
     bool score(std::string_view m, double& out) const noexcept {
         const std::uint64_t h = zset::hash<std::string>{}(m);
-        const std::size_t b = bucket_of(h);
-        const std::size_t first = start_[b];
-        const std::size_t length = static_cast<std::size_t>(start_[b + 1]) - first;
-        const __m128i want = _mm_set1_epi8(static_cast<char>(h));
-        const auto matches = [&](std::size_t at, std::size_t left) {
-            const auto all = static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi8(
-                _mm_loadu_si128(reinterpret_cast<const __m128i*>(ctrl_.data() + at)), want)));
-            return left >= 16 ? all : all & ((1u << left) - 1);
-        };
-        unsigned hits = matches(first, length);
-        if (__builtin_expect(length > 16, 0)) return long_bucket(m, first, length, want, out);
+        const std::size_t b = table_.bucket_of(h);
+        const std::size_t first = table_.first(b), length = table_.length(b);
+        const auto tag = static_cast<std::uint8_t>(h);
+        if (__builtin_expect(length > 16, 0))
+            return table_.score_in(first, length, m, out,
+                                   [&](std::size_t i) { return ctrl_[i] == tag; });
+        const __m128i all =
+            _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(ctrl_.data() + first)),
+                           _mm_set1_epi8(static_cast<char>(tag)));
+        unsigned hits = static_cast<unsigned>(_mm_movemask_epi8(all)) & ((1u << length) - 1);
         if (hits == 0) return false;
-        const std::uint16_t ref =
-            rec_.order[pos_[first + static_cast<std::size_t>(__builtin_ctz(hits))]];
-        if (__builtin_expect(rec_.same_member(ref, m), 1)) {
-            out = rec_.score_at(ref);
+        const records_model& rec = table_.records();
+        const std::uint16_t ref = table_.ref(first + static_cast<std::size_t>(__builtin_ctz(hits)));
+        if (__builtin_expect(rec.same_member(ref, m), 1)) {
+            out = rec.score_at(ref);
             return true;
         }
         for (hits &= hits - 1; hits != 0; hits &= hits - 1) {
             const std::uint16_t r =
-                rec_.order[pos_[first + static_cast<std::size_t>(__builtin_ctz(hits))]];
-            if (rec_.same_member(r, m)) {
-                out = rec_.score_at(r);
+                table_.ref(first + static_cast<std::size_t>(__builtin_ctz(hits)));
+            if (rec.same_member(r, m)) {
+                out = rec.score_at(r);
                 return true;
             }
         }
@@ -380,93 +422,41 @@ public:
     }
 
 private:
-    static std::size_t bucket_of(std::uint64_t h) noexcept {
-        return static_cast<std::size_t>(((h >> 32) * Buckets) >> 32);
-    }
-    __attribute__((noinline)) bool long_bucket(std::string_view m, std::size_t first,
-                                               std::size_t length, __m128i want,
-                                               double& out) const noexcept {
-        for (std::size_t i = first; i < first + length; ++i) {
-            if (ctrl_[i] != static_cast<std::uint8_t>(_mm_cvtsi128_si32(want))) continue;
-            const std::uint16_t r = rec_.order[pos_[i]];
-            if (rec_.same_member(r, m)) {
-                out = rec_.score_at(r);
-                return true;
-            }
-        }
-        return false;
-    }
-    const records_model& rec_;
-    std::uint8_t start_[Buckets + 1] = {};
-    std::size_t longest_ = 0;
+    bucket_entries<Buckets> table_;
     std::vector<std::uint8_t> ctrl_;
-    std::vector<std::uint8_t> pos_;
 };
 
-/// Bucketed without control bytes: the same order of entries, but a position byte only, so it
-/// takes the fingerprints' bytes (one per position) plus B + 1 bucket starts. With B near n/2
-/// a bucket holds ~2 entries; a lookup compares the members of its bucket's first K entries,
-/// always, without a branch (a shorter bucket's missing entries are masked out), and a bucket
-/// longer than K takes a loop.
+/// Bucketed without control bytes: a position byte only, so it takes the fingerprints' bytes
+/// (one per position) plus B + 1 bucket starts. With B near n/2 a bucket holds ~2 entries; a
+/// lookup compares the members of its bucket's first K entries, always, without a branch (a
+/// shorter bucket's missing entries are masked out), and a bucket longer than K takes a loop.
 template <std::size_t Buckets, std::size_t K>
 class bare_bucketed_model {
 public:
     bare_bucketed_model(const records_model& rec, const std::vector<std::string>& by_position)
-        : rec_(rec) {
-        const std::size_t n = by_position.size();
-        std::vector<std::pair<std::size_t, std::size_t>> entries;  // (bucket, position)
-        for (std::size_t p = 0; p < n; ++p)
-            entries.emplace_back(bucket_of(zset::hash<std::string>{}(by_position[p])), p);
-        std::stable_sort(entries.begin(), entries.end(),
-                         [](const auto& a, const auto& b) { return a.first < b.first; });
-        pos_.assign(n + K, 0);
-        for (std::size_t i = 0; i < n; ++i) {
-            pos_[i] = static_cast<std::uint8_t>(entries[i].second);
-            ++start_[entries[i].first + 1];
-        }
-        for (std::size_t b = 1; b <= Buckets; ++b) {
-            start_[b] = static_cast<std::uint8_t>(start_[b] + start_[b - 1]);
-            longest_ = std::max<std::size_t>(longest_, start_[b] - start_[b - 1]);
-        }
-    }
-    std::size_t bytes() const noexcept { return pos_.size() - K + Buckets + 1; }
-    std::size_t longest_bucket() const noexcept { return longest_; }
+        : table_(rec, by_position, K) {}
+    std::size_t bytes() const noexcept { return table_.entries() + Buckets + 1; }
+    std::size_t longest_bucket() const noexcept { return table_.longest_bucket(); }
 
     bool score(std::string_view m, double& out) const noexcept {
-        const std::size_t b = bucket_of(zset::hash<std::string>{}(m));
-        const std::size_t first = start_[b];
-        const std::size_t length = static_cast<std::size_t>(start_[b + 1]) - first;
-        if (__builtin_expect(length > K, 0)) return long_bucket(m, first, length, out);
+        const std::size_t b = table_.bucket_of(zset::hash<std::string>{}(m));
+        const std::size_t first = table_.first(b), length = table_.length(b);
+        if (__builtin_expect(length > K, 0))
+            return table_.score_in(first, length, m, out, [](std::size_t) { return true; });
         unsigned found = 0;
         std::uint16_t refs[K];
         for (std::size_t i = 0; i < K; ++i) {
-            refs[i] = rec_.order[pos_[first + i]];
-            found |= static_cast<unsigned>(rec_.same_member(refs[i], m) & (i < length)) << i;
+            refs[i] = table_.ref(first + i);
+            found |= static_cast<unsigned>(table_.records().same_member(refs[i], m) & (i < length))
+                     << i;
         }
         if (found == 0) return false;
-        out = rec_.score_at(refs[__builtin_ctz(found)]);
+        out = table_.records().score_at(refs[__builtin_ctz(found)]);
         return true;
     }
 
 private:
-    static std::size_t bucket_of(std::uint64_t h) noexcept {
-        return static_cast<std::size_t>(((h >> 32) * Buckets) >> 32);
-    }
-    __attribute__((noinline)) bool long_bucket(std::string_view m, std::size_t first,
-                                               std::size_t length, double& out) const noexcept {
-        for (std::size_t i = first; i < first + length; ++i) {
-            const std::uint16_t r = rec_.order[pos_[i]];
-            if (rec_.same_member(r, m)) {
-                out = rec_.score_at(r);
-                return true;
-            }
-        }
-        return false;
-    }
-    const records_model& rec_;
-    std::uint8_t start_[Buckets + 1] = {};
-    std::size_t longest_ = 0;
-    std::vector<std::uint8_t> pos_;
+    bucket_entries<Buckets> table_;
 };
 
 void report(const char* name, std::vector<double> t) {
