@@ -1,5 +1,5 @@
-// Helpers shared by the Redis-layer tests (tests/test_redis_behaviour.cpp): a keyspace on a fake
-// clock, sessions, and commands run as RESP2 bytes.
+// Helpers shared by the Redis-layer tests (tests/test_redis_behaviour.cpp, test_redis_keyspace.cpp,
+// test_portability.cpp): a keyspace on a fake clock, sessions, and commands run as RESP2 bytes.
 #ifndef ZSET_TESTS_REDIS_TEST_SUPPORT_HPP
 #define ZSET_TESTS_REDIS_TEST_SUPPORT_HPP
 
@@ -57,6 +57,19 @@ struct server {
         });
     }
 };
+
+/// Executes argv in session s and returns the RESP bytes.
+inline std::string exec(zr::keyspace& ks, zr::session& s, std::vector<std::string> argv) {
+    std::string out;
+    ks.execute(argv, s, out);
+    return out;
+}
+/// Executes argv in a fresh RESP2 session that may not block.
+inline std::string exec(zr::keyspace& ks, std::vector<std::string> argv) {
+    zr::session s;
+    s.allow_blocking = false;
+    return exec(ks, s, std::move(argv));
+}
 
 inline std::string integer(long long v) {
     return ":" + std::to_string(v) + "\r\n";

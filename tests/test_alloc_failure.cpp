@@ -112,7 +112,7 @@ template <class Set>
 using snapshot = std::vector<std::pair<typename Set::member_type, double>>;
 
 template <class Set>
-snapshot<Set> contents(const Set& s) {
+snapshot<Set> snapshot_of(const Set& s) {
     snapshot<Set> out;
     for (const auto& e : s) out.emplace_back(typename Set::member_type(e.member), e.score);
     return out;
@@ -121,7 +121,7 @@ snapshot<Set> contents(const Set& s) {
 template <class Set>
 void require_unchanged(const Set& s, const snapshot<Set>& before, zset::encoding enc) {
     REQUIRE(s.validate());
-    REQUIRE(contents(s) == before);
+    REQUIRE(snapshot_of(s) == before);
     // The encoding is observable state too (OBJECT ENCODING): a failed add must not leave the
     // set converted. Non-fatal, so the sweep goes on and reports every such point.
     CHECK(s.encoding() == enc);
@@ -163,7 +163,7 @@ void strong_workload(const std::string& name, Make make, Op op, Done done) {
         {
             auto s = make(a);
             using Set = decltype(s);
-            const snapshot<Set> before = contents(s);
+            const snapshot<Set> before = snapshot_of(s);
             const zset::encoding enc = s.encoding();
             control.arm(k);
             bool threw = false;
@@ -365,7 +365,7 @@ TEST_CASE("allocation failure: pops allocate only their result", "[alloc-failure
 
 TEST_CASE("allocation failure: copies, assignment, shrink_to_fit", "[alloc-failure]") {
     const auto same_size = [](const sset& s, const snapshot<sset>& before) {
-        REQUIRE(contents(s) == before);
+        REQUIRE(snapshot_of(s) == before);
     };
     for (const std::size_t n : {std::size_t{50}, std::size_t{1000}})
         strong_workload(
@@ -387,8 +387,8 @@ TEST_CASE("allocation failure: copies, assignment, shrink_to_fit", "[alloc-failu
                 sset source = make_set(a, n);
                 sset target = make_set(a, 30);
                 target.add("only-in-target", -1);
-                const auto src_before = contents(source);
-                const auto tgt_before = contents(target);
+                const auto src_before = snapshot_of(source);
+                const auto tgt_before = snapshot_of(target);
                 control.arm(k);
                 bool threw = false;
                 try {
@@ -398,7 +398,7 @@ TEST_CASE("allocation failure: copies, assignment, shrink_to_fit", "[alloc-failu
                 }
                 control.disarm();
                 REQUIRE(source.validate());
-                REQUIRE(contents(source) == src_before);
+                REQUIRE(snapshot_of(source) == src_before);
                 REQUIRE(target.validate());
                 REQUIRE(a.live_bytes + sizeof(source) + sizeof(target) ==
                         source.memory_usage() + target.memory_usage());
@@ -407,7 +407,7 @@ TEST_CASE("allocation failure: copies, assignment, shrink_to_fit", "[alloc-failu
                     break;
                 }
                 INFO(name << ": allocation " << k << " failed");
-                REQUIRE(contents(target) == tgt_before);
+                REQUIRE(snapshot_of(target) == tgt_before);
             }
             REQUIRE(a.live_bytes == 0);
         }
@@ -426,8 +426,8 @@ TEST_CASE("allocation failure: copies, assignment, shrink_to_fit", "[alloc-failu
                 nset target(zset::options{}, failing_allocator<std::string, false>(&b));
                 for (std::size_t i = 0; i < 300; ++i) source.add(key(i), static_cast<double>(i));
                 target.add("t", 1);
-                const auto src_before = contents(source);
-                const auto tgt_before = contents(target);
+                const auto src_before = snapshot_of(source);
+                const auto tgt_before = snapshot_of(target);
                 control.arm(k);
                 bool threw = false;
                 try {
@@ -441,12 +441,12 @@ TEST_CASE("allocation failure: copies, assignment, shrink_to_fit", "[alloc-failu
                 REQUIRE(a.live_bytes + sizeof(source) == source.memory_usage());
                 REQUIRE(b.live_bytes + sizeof(target) == target.memory_usage());
                 if (!threw) {
-                    REQUIRE(contents(target) == src_before);
+                    REQUIRE(snapshot_of(target) == src_before);
                     break;
                 }
                 INFO(name << ": allocation " << k << " failed");
-                REQUIRE(contents(target) == tgt_before);
-                REQUIRE(contents(source) == src_before);
+                REQUIRE(snapshot_of(target) == tgt_before);
+                REQUIRE(snapshot_of(source) == src_before);
             }
             REQUIRE(a.live_bytes == 0);
             REQUIRE(b.live_bytes == 0);
@@ -482,8 +482,8 @@ TEST_CASE("allocation failure: set operations leave their inputs alone", "[alloc
                 sset x = make_set(a, 300);
                 sset y(zset::options{}, failing_allocator<std::string, true>(&a));
                 for (std::size_t i = 200; i < 260; ++i) y.add(key(i), 1.5);
-                const auto x_before = contents(x);
-                const auto y_before = contents(y);
+                const auto x_before = snapshot_of(x);
+                const auto y_before = snapshot_of(y);
                 const std::vector<const sset*> in{&x, &y};
                 control.arm(k);
                 bool threw = false;
@@ -494,8 +494,8 @@ TEST_CASE("allocation failure: set operations leave their inputs alone", "[alloc
                     threw = true;
                 }
                 control.disarm();
-                REQUIRE(contents(x) == x_before);
-                REQUIRE(contents(y) == y_before);
+                REQUIRE(snapshot_of(x) == x_before);
+                REQUIRE(snapshot_of(y) == y_before);
                 REQUIRE(a.live_bytes + sizeof(x) + sizeof(y) ==
                         x.memory_usage() + y.memory_usage());
                 if (!threw) break;

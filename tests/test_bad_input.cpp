@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "test_support.hpp"
 #include "zset_catch.hpp"
 
 namespace {
@@ -29,7 +30,7 @@ namespace {
 using namespace std::string_literals;
 using zset::add_flags;
 
-constexpr double inf = std::numeric_limits<double>::infinity();
+using zset_test::inf;
 constexpr double not_a_number = std::numeric_limits<double>::quiet_NaN();
 
 using set = zset::sorted_set<>;
@@ -334,9 +335,7 @@ struct score_case {
     bool ok;
     double value;  // when ok
 };
-bool same_double(double a, double b) {
-    return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
-}
+using zset_test::same_double;
 }  // namespace
 
 TEST_CASE("bad input, redis: scores (ZADD, ZINCRBY, WEIGHTS)", "[bad-input]") {

@@ -15,6 +15,7 @@
 #include <string_view>
 #include <vector>
 
+#include "test_support.hpp"
 #include "zset_catch.hpp"
 #include <zset/dump.hpp>
 
@@ -24,20 +25,9 @@ namespace rdb = zset::rdb;
 using set_t = zset::sorted_set<>;
 using zset::encoding;
 
-constexpr double inf = std::numeric_limits<double>::infinity();
-
-std::uint64_t bits_of(double x) {
-    std::uint64_t u;
-    std::memcpy(&u, &x, sizeof u);
-    return u;
-}
-
-std::string unhex(std::string_view h) {
-    std::string s;
-    for (std::size_t i = 0; i + 1 < h.size(); i += 2)
-        s.push_back(static_cast<char>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16)));
-    return s;
-}
+using zset_test::bits_of;
+using zset_test::inf;
+using zset_test::unhex;
 
 /// Same members in the same order with bit-identical scores; when `zero_sign_lost`, a -0.0 in
 /// `want` may read back as 0.0 (listpack / ziplist / ZSET payloads store it as 0).
@@ -513,11 +503,7 @@ TEST_CASE("dump: corrupted payloads are refused and the target is untouched", "[
     CHECK(target.validate());
 }
 
-namespace {
-struct reverse_bytes {
-    bool operator()(std::string_view a, std::string_view b) const noexcept { return b < a; }
-};
-}  // namespace
+using zset_test::reverse_bytes;
 
 TEST_CASE("dump: float scores and a custom member order", "[dump]") {
     using fset = zset::sorted_set<std::string, float>;

@@ -21,6 +21,7 @@
 #include <utility>
 #include <vector>
 
+#include "test_support.hpp"
 #include "zset_catch.hpp"
 #include <zset/dump.hpp>
 
@@ -278,11 +279,7 @@ std::string read_file(const std::string& path) {
     return bytes.str();
 }
 
-std::uint64_t bits_of(double x) {
-    std::uint64_t u;
-    std::memcpy(&u, &x, sizeof u);
-    return u;
-}
+using zset_test::bits_of;
 
 /// The elements a payload of case `c` must restore to, in set order: c's elements, except that
 /// a listpack, ziplist or ZSET payload stores -0.0 as 0 (as Redis does).

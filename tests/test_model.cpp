@@ -173,7 +173,7 @@ void run_model(const model_config& cfg) {
     std::vector<Set> parked;  // copies kept aside to check they are independent
 
     auto random_score_range = [&] {
-        auto bound = [&] {
+        auto random_bound = [&] {
             zset::score_bound<Score> b =
                 zset::score_bound<Score>::inclusive(pick_score<Score>(rng, false));
             b.exclusive = rng() % 3 == 0;
@@ -182,13 +182,13 @@ void run_model(const model_config& cfg) {
                               : zset::score_bound<Score>::highest();
             return b;
         };
-        return zset::score_range<Score>{bound(), bound()};
+        return zset::score_range<Score>{random_bound(), random_bound()};
     };
     // lex ranges over member values from the pool
     std::vector<Member> lex_values;
     auto random_lex_range = [&] {
         lex_values.clear();
-        auto bound = [&]() -> zset::lex_bound<lex_key> {
+        auto random_bound = [&]() -> zset::lex_bound<lex_key> {
             const auto r = rng() % 8;
             if (r == 0) return zset::lex_bound<lex_key>::minus_infinity();
             if (r == 1) return zset::lex_bound<lex_key>::plus_infinity();
@@ -198,8 +198,8 @@ void run_model(const model_config& cfg) {
                          : zset::lex_bound<lex_key>::exclusive(k);
         };
         lex_values.reserve(2);
-        auto lo = bound();
-        auto hi = bound();
+        auto lo = random_bound();
+        auto hi = random_bound();
         return zset::lex_range<lex_key>{lo, hi};
     };
     auto random_limit = [&] {

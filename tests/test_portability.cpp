@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "redis_test_support.hpp"
 #include "zset_catch.hpp"
 #include <zset/redis.hpp>
 #include <zset/zset.hpp>
@@ -23,13 +24,7 @@ zset::sorted_set<> ten_members() {
     return s;
 }
 
-std::string exec(zset::redis::keyspace& ks, std::vector<std::string> argv) {
-    zset::redis::session session;
-    session.allow_blocking = false;
-    std::string out;
-    ks.execute(argv, session, out);
-    return out;
-}
+using redis_test::exec;
 
 const std::string abc_popped_min =
     "*6\r\n$1\r\na\r\n$1\r\n1\r\n$1\r\nb\r\n$1\r\n2\r\n$1\r\nc\r\n$1\r\n3\r\n";

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "test_support.hpp"
 #include "zset_catch.hpp"
 #include <zset/rdb.hpp>
 
@@ -23,14 +24,8 @@ namespace {
 namespace rdb = zset::rdb;
 namespace d = zset::detail::rdb;
 
-constexpr double inf = std::numeric_limits<double>::infinity();
-
-std::string unhex(const std::string& h) {
-    std::string s;
-    for (std::size_t i = 0; i + 1 < h.size(); i += 2)
-        s.push_back(static_cast<char>(std::stoi(h.substr(i, 2), nullptr, 16)));
-    return s;
-}
+using zset_test::inf;
+using zset_test::unhex;
 
 std::string hex(const std::string& s) {
     static const char digits[] = "0123456789abcdef";
@@ -99,43 +94,43 @@ std::string random_bytes(std::mt19937_64& rng, std::size_t n) {
     return s;
 }
 
-const std::vector<double> special_scores = {0.0,
-                                            -0.0,
-                                            1.0,
-                                            -1.0,
-                                            0.1,
-                                            1.5,
-                                            -2.75,
-                                            1e17,
-                                            4611686018427387904.0 /* 2^62 */,
-                                            9223372036854775808.0 /* 2^63 */,
-                                            -4611686018427387904.0,
-                                            -9223372036854775808.0,
-                                            9007199254740994.0,
-                                            1e300,
-                                            -1e300,
-                                            5e-324,
-                                            -5e-324,
-                                            2.2250738585072009e-308,
-                                            1e-310,
-                                            inf,
-                                            -inf,
-                                            127,
-                                            128,
-                                            -4096,
-                                            4095,
-                                            4096,
-                                            32767,
-                                            32768,
-                                            -8388608,
-                                            2147483647,
-                                            2147483648.0,
-                                            123456789.123,
-                                            1.0 / 3,
-                                            std::numeric_limits<double>::max(),
-                                            std::numeric_limits<double>::lowest(),
-                                            std::numeric_limits<double>::min(),
-                                            std::numeric_limits<double>::denorm_min()};
+const std::vector<double> codec_scores = {0.0,
+                                          -0.0,
+                                          1.0,
+                                          -1.0,
+                                          0.1,
+                                          1.5,
+                                          -2.75,
+                                          1e17,
+                                          4611686018427387904.0 /* 2^62 */,
+                                          9223372036854775808.0 /* 2^63 */,
+                                          -4611686018427387904.0,
+                                          -9223372036854775808.0,
+                                          9007199254740994.0,
+                                          1e300,
+                                          -1e300,
+                                          5e-324,
+                                          -5e-324,
+                                          2.2250738585072009e-308,
+                                          1e-310,
+                                          inf,
+                                          -inf,
+                                          127,
+                                          128,
+                                          -4096,
+                                          4095,
+                                          4096,
+                                          32767,
+                                          32768,
+                                          -8388608,
+                                          2147483647,
+                                          2147483648.0,
+                                          123456789.123,
+                                          1.0 / 3,
+                                          std::numeric_limits<double>::max(),
+                                          std::numeric_limits<double>::lowest(),
+                                          std::numeric_limits<double>::min(),
+                                          std::numeric_limits<double>::denorm_min()};
 
 const std::vector<std::string> special_members = {"",
                                                   "0",
@@ -181,7 +176,7 @@ const std::vector<std::string> special_members = {"",
 double random_score(std::mt19937_64& rng) {
     switch (rng() % 5) {
     case 0:
-        return special_scores[static_cast<std::size_t>(rng() % special_scores.size())];
+        return codec_scores[static_cast<std::size_t>(rng() % codec_scores.size())];
     case 1:
         return static_cast<double>(static_cast<std::int64_t>(rng() % 2000001) - 1000000);
     case 2:
@@ -220,7 +215,7 @@ std::string random_member(std::mt19937_64& rng, std::size_t i, std::size_t max_l
 }
 
 /// A random sorted set of n elements, members at most max_len bytes.
-rdb::element_list random_set(std::mt19937_64& rng, std::size_t n, std::size_t max_len = 64) {
+rdb::element_list random_elements(std::mt19937_64& rng, std::size_t n, std::size_t max_len = 64) {
     std::set<std::string> seen;
     rdb::element_list e;
     std::size_t i = 0;
@@ -639,7 +634,7 @@ TEST_CASE("rdb: round trip of random sets through every payload type", "[rdb]") 
                                                  T::zset_ziplist, T::zset};
     for (std::size_t n : {1u, 2u, 3u, 10u, 64u, 127u, 128u, 129u, 130u, 500u}) {
         for (int rep = 0; rep < 4; ++rep) {
-            const auto e = random_set(rng, n, rep == 3 ? 300 : 64);
+            const auto e = random_elements(rng, n, rep == 3 ? 300 : 64);
             for (const auto& t : types) {
                 for (bool compress : {false, true}) {
                     rdb::dump_options o;
@@ -666,8 +661,8 @@ TEST_CASE("rdb: round trip of random sets through every payload type", "[rdb]") 
 
 TEST_CASE("rdb: special scores and members", "[rdb]") {
     rdb::element_list e;
-    for (std::size_t i = 0; i < special_scores.size(); ++i)
-        e.emplace_back("s" + std::to_string(i), special_scores[i]);
+    for (std::size_t i = 0; i < codec_scores.size(); ++i)
+        e.emplace_back("s" + std::to_string(i), codec_scores[i]);
     for (std::size_t i = 0; i < special_members.size(); ++i)
         if (special_members[i] != "s0")
             e.emplace_back(special_members[i], static_cast<double>(i) - 20.5);
@@ -902,7 +897,7 @@ TEST_CASE("rdb: truncation at every offset is refused", "[rdb]") {
             rdb::dump_options o;
             o.force_type = t;
             o.compress = compress;
-            const auto e = random_set(rng, 12);
+            const auto e = random_elements(rng, 12);
             const std::string p = rdb::dump_payload(e, o);
             const std::string body = body_of(p);
             for (std::size_t cut = 0; cut < p.size(); ++cut) {
@@ -1027,7 +1022,7 @@ TEST_CASE("rdb: random corruption never crashes and never half-succeeds", "[rdb]
         o.force_type =
             std::vector<T>{T::zset_listpack, T::zset_2, T::zset_ziplist, T::zset}[rng() % 4];
         o.compress = rng() % 2 == 0;
-        const auto e = random_set(rng, static_cast<std::size_t>(1 + rng() % 20), 80);
+        const auto e = random_elements(rng, static_cast<std::size_t>(1 + rng() % 20), 80);
         std::string body = body_of(rdb::dump_payload(e, o));
         for (int k = 0, flips = 1 + static_cast<int>(rng() % 3); k < flips; ++k)
             body[static_cast<std::size_t>(rng() % body.size())] = static_cast<char>(rng() & 0xFFu);

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "redis_test_support.hpp"
+#include "test_support.hpp"
 #include "zset_catch.hpp"
 
 using namespace redis_test;
@@ -453,12 +454,7 @@ TEST_CASE("expiry: the same expiry time set twice stays indexed", "[redis][expir
 
 namespace {
 
-std::string unhex(std::string_view h) {
-    std::string out;
-    for (std::size_t i = 0; i + 1 < h.size(); i += 2)
-        out += static_cast<char>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16));
-    return out;
-}
+using zset_test::unhex;
 
 /// Every key a full SCAN walk returns (cursor by cursor, `count` at a time).
 std::set<std::string> scan_all(server& srv, zset::redis::session& c, const char* count) {

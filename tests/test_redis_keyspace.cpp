@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "redis_test_support.hpp"
 #include "zset_catch.hpp"
 #include <zset/redis.hpp>
 
@@ -14,19 +15,7 @@ namespace zr = zset::redis;
 
 namespace {
 
-/// Executes argv in session s and returns the RESP bytes.
-std::string exec(zr::keyspace& ks, zr::session& s, std::vector<std::string> argv) {
-    std::string out;
-    ks.execute(argv, s, out);
-    return out;
-}
-
-/// RESP2, non-blocking session.
-std::string exec(zr::keyspace& ks, std::vector<std::string> argv) {
-    zr::session s;
-    s.allow_blocking = false;
-    return exec(ks, s, std::move(argv));
-}
+using redis_test::exec;
 
 std::string encoding_of(zr::keyspace& ks, const std::string& key) {
     return exec(ks, {"OBJECT", "ENCODING", key});

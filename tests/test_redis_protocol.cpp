@@ -14,6 +14,7 @@
 #include <string_view>
 #include <vector>
 
+#include "test_support.hpp"
 #include "zset_catch.hpp"
 #include <zset/redis/errors.hpp>
 #include <zset/redis/numbers.hpp>
@@ -26,10 +27,7 @@ namespace zr = zset::redis;
 
 namespace {
 
-/// Exact double comparison that also distinguishes 0 from -0 (no NaNs in these tables).
-bool same_double(double a, double b) {
-    return a == b && std::signbit(a) == std::signbit(b);
-}
+using zset_test::same_double;
 
 std::string printable(std::string_view s) {
     std::string out;

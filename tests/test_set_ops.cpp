@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "test_support.hpp"
 #include "zset_catch.hpp"
 #include <zset/zset.hpp>
 
@@ -125,13 +126,7 @@ TEST_CASE("set operations over integer members", "[set_ops]") {
     REQUIRE(zset::set_difference<iset>(both).size() == 150);
 }
 
-namespace {
-/// A member order other than std::less: results must keep it.
-struct reverse_bytes {
-    using is_transparent = void;
-    bool operator()(std::string_view a, std::string_view b) const { return b < a; }
-};
-}  // namespace
+using zset_test::reverse_bytes;
 
 TEST_CASE("set operation results keep the inputs' options and function objects", "[set_ops]") {
     using rset = zset::sorted_set<std::string, double, zset::hash<std::string>, std::equal_to<>,

@@ -1,0 +1,46 @@
+// Small helpers shared by the unit-test files: bytes from hex text, a double's bits, a member
+// order other than std::less. One definition each, so the files also compile together (the
+// unity batches of ZSET_TEST_UNITY).
+#ifndef ZSET_TESTS_TEST_SUPPORT_HPP
+#define ZSET_TESTS_TEST_SUPPORT_HPP
+
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <string_view>
+
+namespace zset_test {
+
+inline constexpr double inf = std::numeric_limits<double>::infinity();
+
+/// The bytes written as hex digit pairs in h ("0a1f" -> "\x0a\x1f").
+inline std::string unhex(std::string_view h) {
+    std::string out;
+    for (std::size_t i = 0; i + 1 < h.size(); i += 2)
+        out.push_back(static_cast<char>(std::stoi(std::string(h.substr(i, 2)), nullptr, 16)));
+    return out;
+}
+
+/// The IEEE-754 bits of x (tells -0.0 from 0.0, and NaN payloads apart).
+inline std::uint64_t bits_of(double x) {
+    std::uint64_t u;
+    std::memcpy(&u, &x, sizeof u);
+    return u;
+}
+
+/// Whether a and b are the same double: -0.0 differs from 0.0, and NaN equals NaN.
+inline bool same_double(double a, double b) {
+    return (std::isnan(a) && std::isnan(b)) || (a == b && std::signbit(a) == std::signbit(b));
+}
+
+/// A member order other than std::less (descending bytes): results must keep it.
+struct reverse_bytes {
+    using is_transparent = void;
+    bool operator()(std::string_view a, std::string_view b) const noexcept { return b < a; }
+};
+
+}  // namespace zset_test
+
+#endif  // ZSET_TESTS_TEST_SUPPORT_HPP
