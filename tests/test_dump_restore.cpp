@@ -51,26 +51,7 @@ std::size_t longest_member(const set_t& s) {
     return m;
 }
 
-const std::vector<double> special_scores = {0.0,
-                                            -0.0,
-                                            1.0,
-                                            -1.0,
-                                            0.1,
-                                            -2.75,
-                                            1e17,
-                                            4611686018427387904.0,
-                                            9223372036854775808.0,
-                                            -4611686018427387904.0,
-                                            1e300,
-                                            -1e300,
-                                            5e-324,
-                                            -5e-324,
-                                            2.2250738585072009e-308,
-                                            1e-310,
-                                            std::numeric_limits<double>::max(),
-                                            std::numeric_limits<double>::lowest(),
-                                            inf,
-                                            -inf};
+using zset_test::special_scores;
 
 /// A random set: `n` tries at adding a member of up to `max_len` bytes (binary, integer-like,
 /// 64 / 65 bytes long...) with a score from a mix of special values, integers and random bits.

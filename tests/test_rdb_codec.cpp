@@ -94,43 +94,7 @@ std::string random_bytes(std::mt19937_64& rng, std::size_t n) {
     return s;
 }
 
-const std::vector<double> codec_scores = {0.0,
-                                          -0.0,
-                                          1.0,
-                                          -1.0,
-                                          0.1,
-                                          1.5,
-                                          -2.75,
-                                          1e17,
-                                          4611686018427387904.0 /* 2^62 */,
-                                          9223372036854775808.0 /* 2^63 */,
-                                          -4611686018427387904.0,
-                                          -9223372036854775808.0,
-                                          9007199254740994.0,
-                                          1e300,
-                                          -1e300,
-                                          5e-324,
-                                          -5e-324,
-                                          2.2250738585072009e-308,
-                                          1e-310,
-                                          inf,
-                                          -inf,
-                                          127,
-                                          128,
-                                          -4096,
-                                          4095,
-                                          4096,
-                                          32767,
-                                          32768,
-                                          -8388608,
-                                          2147483647,
-                                          2147483648.0,
-                                          123456789.123,
-                                          1.0 / 3,
-                                          std::numeric_limits<double>::max(),
-                                          std::numeric_limits<double>::lowest(),
-                                          std::numeric_limits<double>::min(),
-                                          std::numeric_limits<double>::denorm_min()};
+using zset_test::special_scores;
 
 const std::vector<std::string> special_members = {"",
                                                   "0",
@@ -176,7 +140,7 @@ const std::vector<std::string> special_members = {"",
 double random_score(std::mt19937_64& rng) {
     switch (rng() % 5) {
     case 0:
-        return codec_scores[static_cast<std::size_t>(rng() % codec_scores.size())];
+        return special_scores[static_cast<std::size_t>(rng() % special_scores.size())];
     case 1:
         return static_cast<double>(static_cast<std::int64_t>(rng() % 2000001) - 1000000);
     case 2:
@@ -661,8 +625,8 @@ TEST_CASE("rdb: round trip of random sets through every payload type", "[rdb]") 
 
 TEST_CASE("rdb: special scores and members", "[rdb]") {
     rdb::element_list e;
-    for (std::size_t i = 0; i < codec_scores.size(); ++i)
-        e.emplace_back("s" + std::to_string(i), codec_scores[i]);
+    for (std::size_t i = 0; i < special_scores.size(); ++i)
+        e.emplace_back("s" + std::to_string(i), special_scores[i]);
     for (std::size_t i = 0; i < special_members.size(); ++i)
         if (special_members[i] != "s0")
             e.emplace_back(special_members[i], static_cast<double>(i) - 20.5);

@@ -10,10 +10,51 @@
 #include <limits>
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace zset_test {
 
 inline constexpr double inf = std::numeric_limits<double>::infinity();
+
+/// Scores that stress encodings: signed zeros, integers at every encoding width's edge, values
+/// just past the exactly representable integers, extremes, subnormals and infinities.
+inline const std::vector<double> special_scores = {0.0,
+                                                   -0.0,
+                                                   1.0,
+                                                   -1.0,
+                                                   0.1,
+                                                   1.5,
+                                                   -2.75,
+                                                   1e17,
+                                                   4611686018427387904.0 /* 2^62 */,
+                                                   9223372036854775808.0 /* 2^63 */,
+                                                   -4611686018427387904.0,
+                                                   -9223372036854775808.0,
+                                                   9007199254740994.0,
+                                                   1e300,
+                                                   -1e300,
+                                                   5e-324,
+                                                   -5e-324,
+                                                   2.2250738585072009e-308,
+                                                   1e-310,
+                                                   inf,
+                                                   -inf,
+                                                   127,
+                                                   128,
+                                                   -4096,
+                                                   4095,
+                                                   4096,
+                                                   32767,
+                                                   32768,
+                                                   -8388608,
+                                                   2147483647,
+                                                   2147483648.0,
+                                                   123456789.123,
+                                                   1.0 / 3,
+                                                   std::numeric_limits<double>::max(),
+                                                   std::numeric_limits<double>::lowest(),
+                                                   std::numeric_limits<double>::min(),
+                                                   std::numeric_limits<double>::denorm_min()};
 
 /// The bytes written as hex digit pairs in h ("0a1f" -> "\x0a\x1f").
 inline std::string unhex(std::string_view h) {
