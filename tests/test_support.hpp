@@ -1,6 +1,6 @@
-// Small helpers shared by the unit-test files: bytes from hex text, a double's bits, a member
-// order other than std::less. One definition each, so the files also compile together (the
-// unity batches of ZSET_TEST_UNITY).
+// Small helpers shared by the unit-test files: scores that stress the encodings, bytes from hex
+// text, a double's bits, exact double comparison, a member order other than std::less. One
+// definition each, so the files also compile together (the unity batches of ZSET_TEST_UNITY).
 #ifndef ZSET_TESTS_TEST_SUPPORT_HPP
 #define ZSET_TESTS_TEST_SUPPORT_HPP
 
