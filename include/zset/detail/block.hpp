@@ -27,7 +27,7 @@
 //   hashed index for listpack mode, measured"; bench/probes/listpack_index.cpp). Faster still,
 //   and never rebuilt as the block grows: the entries sorted into 32 buckets, a control and a
 //   position byte each (one 16-byte compare a lookup; at 100: 0.45-0.50x skiplist mode's hit,
-//   0.42-0.46x its miss, +6 ns an insert), at 25.2 bytes a member for the same reason: its
+//   0.42-0.46x its miss, +6 ns an insert), at 25.1 bytes a member for the same reason: its
 //   position byte is the byte a member over budget, and 4-bit control values, which would
 //   save half of it, lose the misses' lead ("A bucketed index for listpack mode").
 //
