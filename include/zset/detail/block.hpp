@@ -22,7 +22,7 @@
 //   A hashed table in their place (a member in the less full of two 16-slot groups of control
 //   and position bytes, both groups read) measured faster than skiplist mode at n = 50-128
 //   (ZSCORE at 100: hit 14.5 against 16.9 ns, miss 8.4 against 10.7), but takes 256 bytes at
-//   n = 100 against the fingerprints' 108: 25.2 bytes a member, over the 24-byte target,
+//   n = 100 against the fingerprints' 100: 25.3 bytes a member, over the 24-byte target,
 //   unless the set object and the growth slack give back ~130 bytes (docs/benchmarks.md, "A
 //   hashed index for listpack mode, measured"; bench/probes/listpack_index.cpp). Faster still,
 //   and never rebuilt as the block grows: the entries sorted into 32 buckets, a control and a
