@@ -56,7 +56,7 @@ double ns_per(std::chrono::steady_clock::time_point t0, std::chrono::steady_cloc
 }
 
 void count_hops(const set_type& z, std::size_t n) {
-    const auto& list = z.list_;
+    const auto& list = z.sk_->list;
     std::vector<std::size_t> hops_at(static_cast<std::size_t>(list.level_), 0);
     std::size_t total = 0, nodes = 0;
     for (auto x = list.first(); x != list.head_id; x = list.nodes_[x].next(0)) ++nodes;

@@ -178,12 +178,12 @@ def _walk(val, limit):
 
 def _blocks(val):
     """The set's blocks in order: the listpack block, or the skiplist nodes' blocks."""
-    if not bool(val["skiplist_mode_"]):
+    if not _skiplist_mode(val):
         lp = val["lp_"]
         if int(lp["h_"]) != 0:
             yield _Block(_BlockLayout(lp.type.strip_typedefs()), lp)
         return
-    skiplist = val["list_"]
+    skiplist = val["sk_"].dereference()["list"]
     nodes = skiplist["nodes_"]
     if int(nodes) == 0:
         return
@@ -204,9 +204,14 @@ def _next0(nodes, node_id):
     return int(nodes[node_id]["low"][0]["next"])
 
 
+def _skiplist_mode(val):
+    """Skiplist mode: the set points to its skiplist state (null in listpack mode)."""
+    return int(val["sk_"]) != 0
+
+
 def _set_size(val):
-    if bool(val["skiplist_mode_"]):
-        return int(val["list_"]["size_"])
+    if _skiplist_mode(val):
+        return int(val["sk_"].dereference()["list"]["size_"])
     lp = val["lp_"]
     return int(lp["h_"].dereference()["size"]) if int(lp["h_"]) != 0 else 0
 
@@ -220,7 +225,7 @@ class SortedSetPrinter(object):
         self.readable = False
         try:
             self.size = _set_size(val)
-            self.encoding = "skiplist" if bool(self.val["skiplist_mode_"]) else "listpack"
+            self.encoding = "skiplist" if _skiplist_mode(self.val) else "listpack"
         except (gdb.error, RuntimeError):
             self.size = None  # members renamed: a printer from another zset version
             return
