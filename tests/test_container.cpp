@@ -3,6 +3,7 @@
 #include <cstdint>
 #include <iterator>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "zset_catch.hpp"
@@ -84,6 +85,40 @@ TEST_CASE("memory_usage grows with the set and is compact", "[container]") {
     CAPTURE(per);
     REQUIRE(per > 20.0);  // at least the member, score and length
     REQUIRE(per < 48.0);
+}
+
+TEST_CASE("a set object is four words; skiplist mode's state lives behind one of them",
+          "[container]") {
+    // options (two 32-bit thresholds), the skiplist-state pointer, the listpack block pointer and
+    // zset::hash's seed: a listpack-mode set of 100 members stays under 24 bytes a member
+    STATIC_REQUIRE(sizeof(zset::sorted_set<>) == 8 + 2 * sizeof(void*) + 8);
+    zset::sorted_set<> s;
+    for (int i = 0; i < 300; ++i) s.add("member:" + std::to_string(i), i * 0.5);
+    REQUIRE(s.encoding() == zset::encoding::skiplist);
+    // the state's allocation counts in memory_usage: more than the object and the blocks alone
+    REQUIRE(s.memory_usage() > sizeof(s) + 300 * 20);
+    zset::sorted_set<> moved = std::move(s);
+    REQUIRE(s.empty());  // NOLINT(bugprone-use-after-move): a moved-from set is empty
+    REQUIRE(s.encoding() == zset::encoding::listpack);
+    REQUIRE(s.memory_usage() == sizeof(s));
+    REQUIRE(moved.size() == 300);
+    REQUIRE(moved.validate());
+    moved.clear();  // frees the state: back to listpack mode
+    REQUIRE(moved.encoding() == zset::encoding::listpack);
+    REQUIRE(moved.memory_usage() == sizeof(moved));
+}
+
+TEST_CASE("thresholds above 32 bits read back saturated and still never convert", "[container]") {
+    const std::size_t huge = static_cast<std::size_t>(-1);
+    zset::sorted_set<> s(zset::options{huge, huge});
+    const zset::options o = s.get_options();
+    if constexpr (sizeof(std::size_t) > 4) {
+        REQUIRE(o.max_listpack_entries == 0xffffffffu);
+        REQUIRE(o.max_listpack_value == 0xffffffffu);
+    }
+    for (int i = 0; i < 400; ++i) s.add(std::string(100, 'a') + std::to_string(i), i);
+    REQUIRE(s.encoding() == zset::encoding::listpack);
+    REQUIRE(s.validate());
 }
 
 namespace {

@@ -155,6 +155,25 @@ struct options {
     std::size_t max_listpack_value = 64;
 };
 
+namespace detail {
+/// options in 32-bit fields, as a set keeps them (8 bytes of its 32). Larger values saturate:
+/// a listpack block holds at most 65535 elements and 4 GiB members are stored out of line.
+struct compact_options {
+    std::uint32_t max_listpack_entries = 128;
+    std::uint32_t max_listpack_value = 64;
+    compact_options() = default;
+    compact_options(const options& o) noexcept  // NOLINT(google-explicit-constructor)
+        : max_listpack_entries(saturate(o.max_listpack_entries)),
+          max_listpack_value(saturate(o.max_listpack_value)) {}
+    operator options() const noexcept {  // NOLINT(google-explicit-constructor)
+        return options{max_listpack_entries, max_listpack_value};
+    }
+    static std::uint32_t saturate(std::size_t v) noexcept {
+        return v > 0xffffffffu ? 0xffffffffu : static_cast<std::uint32_t>(v);
+    }
+};
+}  // namespace detail
+
 /// ZADD's NX / XX / GT / LT / CH options; combine with |.
 enum class add_flags : unsigned {
     none = 0,

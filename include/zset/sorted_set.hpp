@@ -464,7 +464,9 @@ public:
     [[nodiscard]] allocator_type get_allocator() const noexcept {
         return this->held_allocator();
     }
-    [[nodiscard]] const options& get_options() const noexcept {
+    /// The conversion thresholds (a threshold above 2^32 - 1 reads back as 2^32 - 1: the set
+    /// keeps them in 32 bits, and no listpack reaches either).
+    [[nodiscard]] options get_options() const noexcept {
         return opts_;
     }
     /// The function objects the set was built with (copied by set operations into results).
@@ -706,7 +708,8 @@ public:
     [[nodiscard]] reverse_range rev_range_by_score(const score_range<Score>& range,
                                                    limit lim = {}) const noexcept {
         const auto points = score_points(range);
-        if (skiplist_mode() && short_page(lim) && !inverted(range)) return reverse_page(points, lim);
+        if (skiplist_mode() && short_page(lim) && !inverted(range))
+            return reverse_page(points, lim);
         return reverse_range_between(points, lim);
     }
     /// ZRANGEBYLEX key min max [LIMIT offset count]. O(log n) to create.
@@ -827,12 +830,12 @@ public:
         std::uint64_t width = size() == 0 ? span_all : (span_all / size()) * want;
         if (width == 0 || width > span_all) width = span_all;
         const std::uint64_t last = std::min<std::uint64_t>(cursor + width - 1, 0xffffffffu);
-        sk_->index.for_each_in_tag_range(static_cast<std::uint32_t>(cursor),
-                                     static_cast<std::uint32_t>(last),
-                                     [&](std::uint32_t, address a) {
-                                         const block_type b = sk_->list.block_of(a.node);
-                                         visit(reference{b.member_of(a.ref), b.score_of(a.ref)});
-                                     });
+        sk_->index.for_each_in_tag_range(
+            static_cast<std::uint32_t>(cursor), static_cast<std::uint32_t>(last),
+            [&](std::uint32_t, address a) {
+                const block_type b = sk_->list.block_of(a.node);
+                visit(reference{b.member_of(a.ref), b.score_of(a.ref)});
+            });
         return last == 0xffffffffu ? 0 : last + 1;
     }
 
@@ -1422,7 +1425,8 @@ private:
             sk_->list.refresh_first(pos.node);
             return;
         }
-        where.pos = sk_->list.block_of(where.target).lower_bound(s, k.member, less_(), search_mode());
+        where.pos =
+            sk_->list.block_of(where.target).lower_bound(s, k.member, less_(), search_mode());
         // Insert the new copy first (may throw: nothing changed yet), then drop the old one and
         // point the index at the new one. Neither step allocates.
         const auto placed =
@@ -1677,8 +1681,8 @@ private:
             const size_type here = std::min(remaining, b.size() - i);
             for (size_type j = i; j < i + here; ++j) {
                 const key_view m = b.member(j);
-                sk_->index.erase_slot(
-                    sk_->index.find_present(index_type::tag_of(hash_value(m)), address{x, b.ref(j)}));
+                sk_->index.erase_slot(sk_->index.find_present(index_type::tag_of(hash_value(m)),
+                                                              address{x, b.ref(j)}));
             }
             sk_->list.erase(x, i, i + here);
             remaining -= here;
@@ -1714,7 +1718,7 @@ private:
     /// Precondition: the set is not empty and `out` has room for one element.
     void pop_one(value_vector& out, end_of_set from) {
         position at;
-        at.node = !skiplist_mode()           ? node_id{0}
+        at.node = !skiplist_mode()          ? node_id{0}
                   : from == end_of_set::low ? sk_->list.first()
                                             : sk_->list.last();
         at.b = skiplist_mode() ? sk_->list.block_of(at.node) : lp_;
@@ -1723,7 +1727,7 @@ private:
         append_owned(out, reference{at.b.member_of(at.r), at.b.score_of(at.r)});
         if (skiplist_mode())
             at.slot = sk_->index.find_present(index_type::tag_of(hash_value(at.b.member_of(at.r))),
-                                          address{at.node, at.r});
+                                              address{at.node, at.r});
         erase_found(at);
     }
     /// Appends an owning copy of e, its member built in place (no second copy through a
@@ -2322,13 +2326,14 @@ private:
             ok = ok && i < n.data.size() &&
                  index_type::tag_of(hash_value(n.data.member_of(a.ref))) == tag;
         });
-        for (node_id x = sk_->list.first(); ok && x != list_type::head_id; x = sk_->list.at(x).next(0))
-            ok =
-                sk_->list.block_of(x).size() <= block_max_entries && !sk_->list.block_of(x).fingerprinted();
+        for (node_id x = sk_->list.first(); ok && x != list_type::head_id;
+             x = sk_->list.at(x).next(0))
+            ok = sk_->list.block_of(x).size() <= block_max_entries &&
+                 !sk_->list.block_of(x).fingerprinted();
         return ok;
     }
 
-    options opts_;
+    detail::compact_options opts_;
     skiplist_state* sk_ = nullptr;  // skiplist mode (null in listpack mode)
     block_type lp_{};               // listpack mode (null while empty)
 #if ZSET_DEBUG
