@@ -162,12 +162,6 @@ public:
         swap(capacity_, other.capacity_);
         swap(size_, other.size_);
     }
-    /// Replaces the allocator; the table must be released first.
-    void set_allocator(const Allocator& a) noexcept { alloc() = word_allocator(a); }
-    void swap_allocators(hash_index& other) noexcept {
-        using std::swap;
-        swap(alloc(), other.alloc());
-    }
 
     size_type size() const noexcept { return size_; }
     size_type capacity() const noexcept { return capacity_; }

@@ -52,9 +52,6 @@ public:
     rank_tree(const rank_tree&) = delete;
     rank_tree& operator=(const rank_tree&) = delete;
 
-    /// Takes over other's nodes (this tree must be released). Never throws.
-    void steal(rank_tree& other) noexcept { s_ = std::exchange(other.s_, nullptr); }
-
     /// Frees everything, with the allocator that allocated it. Never throws.
     void release(const Allocator& a) noexcept {
         if (s_ == nullptr) return;

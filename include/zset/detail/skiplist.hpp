@@ -129,36 +129,7 @@ public:
     skiplist& operator=(const skiplist&) = delete;
     ~skiplist() { clear(); }
 
-    /// Takes over other's nodes; other becomes empty. Never throws.
-    void steal(skiplist& other) noexcept {
-        clear();
-        nodes_ = std::exchange(other.nodes_, nullptr);
-        capacity_ = std::exchange(other.capacity_, 0);
-        free_ = std::exchange(other.free_, 0);
-        level_ = std::exchange(other.level_, 0);
-        size_ = std::exchange(other.size_, 0);
-        count_ = std::exchange(other.count_, 0);
-        rng_ = other.rng_;
-        ranks_.steal(other.ranks_);
-    }
-
-    void swap(skiplist& other) noexcept {
-        skiplist tmp(allocator());
-        tmp.steal(*this);
-        steal(other);
-        other.steal(tmp);
-    }
-
     const Allocator& allocator() const noexcept { return this->held_allocator(); }
-    void swap_allocators(skiplist& other) noexcept {
-        using std::swap;
-        swap(this->held_allocator(), other.held_allocator());
-    }
-    /// Replaces the allocator, freeing everything allocated with the old one first.
-    void set_allocator(const Allocator& a) noexcept {
-        clear();
-        this->held_allocator() = a;
-    }
 
     size_type size() const noexcept { return size_; }
     size_type node_count() const noexcept { return count_; }
