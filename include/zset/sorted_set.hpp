@@ -64,6 +64,7 @@
 #include "common.hpp"
 #include "detail/allocator_holder.hpp"
 #include "detail/block.hpp"
+#include "detail/function_holder.hpp"
 #include "detail/hash.hpp"  // also std::equal_to<> and std::less<>
 #include "detail/hash_index.hpp"
 #include "detail/random.hpp"
@@ -136,7 +137,8 @@ private:
 template <class Member = std::string, class Score = double, class Hash = zset::hash<Member>,
           class KeyEqual = std::equal_to<>, class Compare = std::less<>,
           class Allocator = std::allocator<Member>>
-class sorted_set : private detail::allocator_holder<Allocator> {
+class sorted_set : private detail::allocator_holder<Allocator>,
+                   private detail::function_holder<Hash, KeyEqual, Compare> {
     static_assert(std::is_arithmetic_v<Score>, "zset: Score must be an arithmetic type");
     static_assert(!std::is_same_v<Score, bool>, "zset: Score must be a number, not bool");
 
@@ -150,13 +152,15 @@ class sorted_set : private detail::allocator_holder<Allocator> {
     using address = detail::record_address;
     using alloc_traits = std::allocator_traits<Allocator>;
     using allocator_holder_type = detail::allocator_holder<Allocator>;
+    using function_holder_type = detail::function_holder<Hash, KeyEqual, Compare>;
 
-    // Skiplist mode's state lives in one allocation the set points to, so a set is four words
-    // (the thresholds, that pointer, the block pointer, the function objects' tuple, empty for
-    // the defaults): 32 bytes against 112 with the state inline. A set in listpack mode does not
-    // pay for skiplist mode, which keeps a 100-member set under 24 bytes a member with room for
-    // a larger member index (docs/benchmarks.md, "The set object at 32 bytes"). The cost is one
-    // load, during the member's hashing: callgrind counts one instruction more a lookup.
+    // Skiplist mode's state lives in one allocation the set points to, so a set is three words
+    // (the thresholds, that pointer, the block pointer; the allocator and the function objects
+    // are empty bases for the defaults): 24 bytes against 112 with the state inline, 32 with
+    // the function objects a member (their empty tuple took a padded word). A set in listpack mode
+    // does not pay for skiplist mode, which keeps a 100-member set under 24 bytes a member with
+    // room for a larger member index (docs/benchmarks.md, "The set object at 32 bytes"). The cost
+    // is one load, during the member's hashing: callgrind counts one instruction more a lookup.
     struct skiplist_state {
         list_type list;
         index_type index;
@@ -382,7 +386,7 @@ public:
     /// An empty set with given function objects (e.g. a seeded hash). Allocates nothing.
     sorted_set(const options& opts, const Hash& hash, const KeyEqual& equal = KeyEqual(),
                const Compare& compare = Compare(), const Allocator& alloc = Allocator())
-        : allocator_holder_type(alloc), opts_(opts), fn_(hash, equal, compare) {}
+        : allocator_holder_type(alloc), function_holder_type(hash, equal, compare), opts_(opts) {}
 
     /// Adds each (member, score) pair in order, as one ZADD. O(n log n).
     sorted_set(std::initializer_list<std::pair<key_value, score_arg<Score>>> items,
@@ -397,13 +401,15 @@ public:
         : sorted_set(other,
                      alloc_traits::select_on_container_copy_construction(other.get_allocator())) {}
     sorted_set(const sorted_set& other, const Allocator& alloc)
-        : allocator_holder_type(alloc), opts_(other.opts_), fn_(other.fn_) {
+        : allocator_holder_type(alloc), function_holder_type(other.functions()),
+          opts_(other.opts_) {
         build_from(other.begin(), other.end(), other.size(), other.skiplist_mode());
     }
 
     /// Takes other's elements in O(1); other is left empty. Never throws.
     sorted_set(sorted_set&& other) noexcept
-        : allocator_holder_type(other.get_allocator()), opts_(other.opts_), fn_(other.fn_) {
+        : allocator_holder_type(other.get_allocator()), function_holder_type(other.functions()),
+          opts_(other.opts_) {
         take(other);
     }
 
@@ -456,7 +462,7 @@ public:
         }
         swap_contents(other);
         std::swap(opts_, other.opts_);
-        std::swap(fn_, other.fn_);
+        std::swap(this->held_functions(), other.held_functions());
     }
     friend void swap(sorted_set& a, sorted_set& b) noexcept {
         a.swap(b);
@@ -963,14 +969,17 @@ private:
     bool skiplist_mode() const noexcept {
         return sk_ != nullptr;
     }
+    const function_holder_type& functions() const noexcept {
+        return *this;
+    }
     const Hash& hash_() const noexcept {
-        return std::get<0>(fn_);
+        return this->held_hash();
     }
     const KeyEqual& eq_() const noexcept {
-        return std::get<1>(fn_);
+        return this->held_equal();
     }
     const Compare& less_() const noexcept {
-        return std::get<2>(fn_);
+        return this->held_compare();
     }
 
     struct probe {
@@ -2297,7 +2306,8 @@ private:
         release_listpack();
         lp_ = std::exchange(other.lp_, block_type());
         opts_ = other.opts_;
-        fn_ = other.fn_;  // a stateful hash (e.g. seeded) must travel with the elements
+        this->held_functions() =
+            other.held_functions();  // a stateful hash (e.g. seeded) must travel with the elements
     }
 
     // ---- validation -----------------------------------------------------------------------------
@@ -2340,8 +2350,6 @@ private:
 #if ZSET_DEBUG
     std::uint64_t generation_ = 0;  // counts modifications (checked iterators)
 #endif
-    // Hash, KeyEqual, Compare: a tuple, so empty function objects take no space.
-    std::tuple<Hash, KeyEqual, Compare> fn_{};
 };
 
 #if defined(ZSET_HAS_MEMORY_RESOURCE)
