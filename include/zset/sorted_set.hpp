@@ -407,9 +407,11 @@ public:
     }
 
     /// Takes other's elements in O(1); other is left empty. Never throws.
+    /// The function objects are copied, not moved: the moved-from set stays usable, hash and all.
     sorted_set(sorted_set&& other) noexcept
-        : allocator_holder_type(other.get_allocator()), function_holder_type(other.functions()),
-          opts_(other.opts_) {
+        : allocator_holder_type(other.get_allocator()),
+          // NOLINTNEXTLINE(performance-move-constructor-init): copied on purpose (above)
+          function_holder_type(other.functions()), opts_(other.opts_) {
         take(other);
     }
 
