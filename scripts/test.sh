@@ -207,7 +207,7 @@ port_build() {
 # port_test <target>: runs the target's ctest into build/port-<target>/ctest.log and writes the
 # step's result line to build/port-<target>/result (meant to run in the background).
 port_test() {
-    local target="$1" dir="$b/port-$1" start=$SECONDS status=PASS
+    local dir="$b/port-$1" start=$SECONDS status=PASS
     ctest --test-dir "$dir" --output-on-failure -j "$ZSET_JOBS" \
         ${ctest_extra[@]+"${ctest_extra[@]}"} >"$dir/ctest.log" 2>&1 || status=FAILED
     echo "$status $((SECONDS - start))" >"$dir/result"
