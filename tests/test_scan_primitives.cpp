@@ -1,5 +1,5 @@
-// The byte and 16-bit scanning primitives of include/zset/detail/scan.hpp against plain loops:
-// every length around the 16-, 64- and 128-byte step boundaries, matches anywhere, early stops.
+// The 16-bit scanning primitives of include/zset/detail/scan.hpp against plain loops: every
+// length around the 8-, 16-, 64- and 128-value step boundaries, matches anywhere, early stops.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -11,7 +11,7 @@
 
 namespace {
 
-/// A find_byte_match predicate: accepts the indexes in `accepted`, records every call.
+/// A find_u16_match predicate: accepts the indexes in `accepted`, records every call.
 struct acceptor {
     std::vector<bool> accepted;
     std::vector<std::size_t> calls;
@@ -21,82 +21,91 @@ struct acceptor {
     }
 };
 
+/// n fingerprints around the needle 5 (`kinds` values from 4, some with a high byte set, which
+/// must not match), then scan_slack bytes of needles: a scan must not report those.
+std::vector<std::uint16_t> fingerprints_around_five(std::mt19937& rng, std::size_t n,
+                                                    unsigned kinds) {
+    std::vector<std::uint16_t> values(n + zset::detail::scan_slack / 2, 5);
+    for (std::size_t i = 0; i < n; ++i)
+        values[i] = static_cast<std::uint16_t>((rng() % 4 == 0 ? 0x100u : 0u) + rng() % kinds + 4);
+    return values;
+}
+
 }  // namespace
 
-TEST_CASE("find_byte_match returns the first accepted match or no_match", "[scan_primitives]") {
+TEST_CASE("find_u16_match returns the first accepted match or no_match", "[scan_primitives]") {
     std::mt19937 rng(7);
     for (std::size_t n = 0; n <= 300; ++n) {
         for (int round = 0; round < 6; ++round) {
-            // readable slack past n, filled with the needle: a scan must not report it
-            std::vector<std::uint8_t> bytes(n + zset::detail::scan_slack, 5);
-            for (std::size_t i = 0; i < n; ++i)
-                bytes[i] = static_cast<std::uint8_t>(rng() % (round < 2 ? 2 : 64) + 4);
-            // accepted: a random part of the matches (none in round 0 and 2), and index 0 even
-            // where its byte differs (the branch-free first test may ask about it)
+            const std::vector<std::uint16_t> values =
+                fingerprints_around_five(rng, n, round < 2 ? 2 : 64);
+            // accepted: a random part of the indexes (none in rounds 0 and 2)
             acceptor accept;
             accept.accepted.assign(n, false);
             for (std::size_t i = 0; i < n; ++i)
-                accept.accepted[i] = i == 0 || (round % 2 == 1 && rng() % 3 == 0);
+                accept.accepted[i] = round % 2 == 1 && rng() % 3 == 0;
             std::size_t expected = zset::detail::no_match;
             for (std::size_t i = 0; i < n && expected == zset::detail::no_match; ++i)
-                if (bytes[i] == 5 && accept.accepted[i]) expected = i;
+                if (values[i] == 5 && accept.accepted[i]) expected = i;
             INFO("n = " << n << ", round " << round);
-            REQUIRE(zset::detail::find_byte_match(bytes.data(), n, 5, accept) == expected);
-            for (const std::size_t i : accept.calls) REQUIRE(i < n);
+            REQUIRE(zset::detail::find_u16_match(values.data(), n, 5, accept) == expected);
+            for (const std::size_t i : accept.calls) {  // asked only about matches
+                REQUIRE(i < n);
+                REQUIRE(values[i] == 5);
+            }
             // every match before the result was asked about
             for (std::size_t i = 0; i < std::min(n, expected); ++i)
-                if (bytes[i] == 5)
+                if (values[i] == 5)
                     REQUIRE(std::find(accept.calls.begin(), accept.calls.end(), i) !=
                             accept.calls.end());
         }
     }
 }
 
-TEST_CASE("match_bytes128 marks every equal byte; the first match and the rest split it",
+TEST_CASE("match_u16x128 marks every equal value; the first match and the rest split it",
           "[scan_primitives]") {
     std::mt19937 rng(5);
     for (std::size_t n = 0; n <= 128; ++n) {
         for (int round = 0; round < 4; ++round) {
-            std::vector<std::uint8_t> bytes(n + zset::detail::scan_slack, 5);  // slack: needles
-            for (std::size_t i = 0; i < n; ++i)
-                bytes[i] = static_cast<std::uint8_t>(rng() % (round == 0 ? 2 : 40) + 4);
+            const std::vector<std::uint16_t> values =
+                fingerprints_around_five(rng, n, round == 0 ? 2 : 40);
             INFO("n = " << n << ", round " << round);
-            const zset::detail::byte_matches m = zset::detail::match_bytes128(bytes.data(), n, 5);
+            const zset::detail::byte_matches m = zset::detail::match_u16x128(values.data(), n, 5);
             std::vector<std::size_t> expected;
             for (std::size_t i = 0; i < n; ++i)
-                if (bytes[i] == 5) expected.push_back(i);
+                if (values[i] == 5) expected.push_back(i);
             std::vector<std::size_t> marked;
             for (std::size_t i = 0; i < 128; ++i)
                 if (((i < 64 ? m.low >> i : m.high >> (i - 64)) & 1u) != 0) marked.push_back(i);
             REQUIRE(marked == expected);
             REQUIRE(m.any() == !expected.empty());
-            REQUIRE(zset::detail::first_match_or_zero(m) == (expected.empty() ? 0 : expected[0]));
+            if (expected.empty()) continue;
+            REQUIRE(zset::detail::first_match(m) == expected[0]);
             // dropping the first match leaves the others, which first_accepted visits in order
             const zset::detail::byte_matches rest = zset::detail::without_first_match(m);
             acceptor none;
             REQUIRE(zset::detail::first_accepted(rest, 1000, none) == zset::detail::no_match);
-            std::vector<std::size_t> others(
-                expected.size() > 1 ? expected.begin() + 1 : expected.end(), expected.end());
+            std::vector<std::size_t> others(expected.begin() + 1, expected.end());
             for (std::size_t& i : others) i += 1000;
             REQUIRE(none.calls == others);
         }
     }
 }
 
-// For 64 < n <= 128 match_bytes128 reads no byte past n (its last four loads end at n): the
+// For 64 < n <= 128 match_u16x128 reads no value past n (its last four loads end at n): the
 // array has no slack there, so an overread shows under ASan and valgrind, and a miscounted
 // overlap between its two halves shows as a missing or doubled match.
-TEST_CASE("match_bytes128 reads exactly [0, n) above 64 bytes", "[scan_primitives]") {
+TEST_CASE("match_u16x128 reads exactly [0, n) above 64 values", "[scan_primitives]") {
     std::mt19937 rng(9);
     for (std::size_t n = 65; n <= 128; ++n) {
-        std::vector<std::uint8_t> bytes(n);
-        for (std::uint8_t& b : bytes) b = static_cast<std::uint8_t>(rng() % 8);
-        for (std::uint8_t v = 0; v <= 8; ++v) {  // 8: never present
-            INFO("n = " << n << ", value " << int{v});
-            const zset::detail::byte_matches m = zset::detail::match_bytes128(bytes.data(), n, v);
+        std::vector<std::uint16_t> values(n);
+        for (std::uint16_t& v : values) v = static_cast<std::uint16_t>(rng() % 8 + 0x300);
+        for (std::uint16_t v = 0x300; v <= 0x308; ++v) {  // 0x308: never present
+            INFO("n = " << n << ", value " << v);
+            const zset::detail::byte_matches m = zset::detail::match_u16x128(values.data(), n, v);
             for (std::size_t i = 0; i < 128; ++i) {
                 const bool marked = ((i < 64 ? m.low >> i : m.high >> (i - 64)) & 1u) != 0;
-                REQUIRE(marked == (i < n && bytes[i] == v));
+                REQUIRE(marked == (i < n && values[i] == v));
             }
         }
     }

@@ -118,8 +118,8 @@ struct records_model {
 };
 
 /// The container's listpack lookup as a model, for a fair baseline: the fingerprint array in
-/// position order (hash bits 24-31, as the block's), scanned with the block's own functions
-/// (detail::match_bytes128, first candidate compared without a branch), the member compared
+/// position order (hash bits 24-39, as the block's), scanned with the block's own functions
+/// (detail::match_u16x128, then a branch on whether there is a candidate), the member compared
 /// as the other models do. So the models' columns differ from this one by their table only,
 /// where they differ from "listpack" also by the container's call and wrapper.
 class scan_model {
@@ -127,16 +127,17 @@ public:
     scan_model(const records_model& rec, const std::vector<std::string>& by_position) : rec_(rec) {
         fp_.assign(by_position.size() + 16, 0);
         for (std::size_t p = 0; p < by_position.size(); ++p)
-            fp_[p] = static_cast<std::uint8_t>(zset::hash<std::string>{}(by_position[p]) >> 24);
+            fp_[p] = static_cast<std::uint16_t>(zset::hash<std::string>{}(by_position[p]) >> 24);
         n_ = by_position.size();
     }
     bool score(std::string_view m, double& out) const noexcept {
         namespace zd = zset::detail;
         const std::uint64_t h = zset::hash<std::string>{}(m);
         const zd::byte_matches found =
-            zd::match_bytes128(fp_.data(), n_, static_cast<std::uint8_t>(h >> 24));
-        const std::uint16_t ref = rec_.order[zd::first_match_or_zero(found)];
-        if (__builtin_expect(rec_.same_member(ref, m) & found.any(), 1)) {
+            zd::match_u16x128(fp_.data(), n_, static_cast<std::uint16_t>(h >> 24));
+        if (!found.any()) return false;
+        const std::uint16_t ref = rec_.order[zd::first_match(found)];
+        if (__builtin_expect(rec_.same_member(ref, m), 1)) {
             out = rec_.score_at(ref);
             return true;
         }
@@ -152,7 +153,7 @@ public:
 private:
     const records_model& rec_;
     std::size_t n_ = 0;
-    std::vector<std::uint8_t> fp_;
+    std::vector<std::uint16_t> fp_;
 };
 
 /// Control-byte groups over a records_model; Slot is the position byte or the 2-byte ref.

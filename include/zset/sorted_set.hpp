@@ -7,7 +7,7 @@
 //   * detail/rank_tree.hpp  — counted B+tree over the blocks: O(log n) rank and nth.
 //   * detail/hash_index.hpp — open-addressing member -> (node, record) index (skiplist mode).
 //
-// Encodings. In listpack mode the whole set is one block and a member lookup scans its 8-bit
+// Encodings. In listpack mode the whole set is one block and a member lookup scans its 16-bit
 // fingerprints (no index at all, as Redis's listpack). Adding a member that would make the set
 // longer than `max_listpack_entries`, or a member longer than `max_listpack_value` bytes,
 // converts the set to skiplist mode: blocks of at most 128 elements linked in the skiplist, plus
@@ -1006,8 +1006,8 @@ private:
         else
             return detail::mix_integer(h);
     }
-    static std::uint8_t fingerprint_of(std::uint64_t h) noexcept {
-        return static_cast<std::uint8_t>(h >> 24);
+    static typename block_type::fingerprint_type fingerprint_of(std::uint64_t h) noexcept {
+        return static_cast<typename block_type::fingerprint_type>(h >> 24);
     }
     ZSET_ALWAYS_INLINE probe make_probe(key_view m) const noexcept {
         return probe{m, hash_value(m)};
@@ -1147,36 +1147,35 @@ private:
         return out;
     }
     /// find_score() in listpack mode. A member of at most 16 bytes in a block of at most 128
-    /// elements (the default thresholds) is compared at its first candidate here, without a
-    /// call, as in skiplist mode; the rare further candidates (at n = 100 a miss meets a second
-    /// one 6% of the time) go to score_at_candidates, and other members or blocks to
-    /// score_in_listpack_scan. So this part keeps few values live across calls (callgrind,
-    /// bench/probes/lookup_cost.cpp at n = 100: a hit 195 -> 166 instructions, a miss 176 ->
-    /// 153; the suite's ZSCORE hit 15.7-15.8 -> 15.1-15.2 ns in three alternated rounds, the
-    /// miss unchanged at 11.5-11.7: its chain of dependent reads, not its instructions, sets
-    /// its time).
+    /// elements (the default thresholds): a miss ends at the fingerprint scan (16-bit
+    /// fingerprints: a false candidate 0.0015 times a miss at n = 100, so the branch is
+    /// predictable and no record is read); a hit compares its first candidate here, without a
+    /// call, as in skiplist mode; the rare further candidates go to score_at_candidates, other
+    /// members or blocks to score_in_listpack_scan. Measured alternative: every candidate in
+    /// score_at_candidates (a tail call) saved 7 instructions a miss and cost 10 a hit (callgrind,
+    /// bench/probes/lookup_cost.cpp 100: miss 122 / hit 200 against 129 / 190), in the suite
+    /// 4.8-5.3 / 9.3-9.6 ns against 5.2-5.4 / 8.6-8.9: hits kept on par with skiplist mode.
     ZSET_NOINLINE bool score_in_listpack(key_view member, Score& out) const noexcept {
         if constexpr (byte_equality) {
             if (lp_ && lp_.size() <= 128 && member.size() <= 16) {
                 const detail::byte_matches m =
                     lp_.fingerprint_matches(fingerprint_of(hash_value(member)));
-                const bool any = m.any();
-                const ref_type r = lp_.ref(detail::first_match_or_zero(m));
-                if (ZSET_LIKELY(lp_.short_bytes_equal(r, member) & any)) {
+                if (!m.any()) return false;
+                const ref_type r = lp_.ref(detail::first_match(m));
+                if (ZSET_LIKELY(lp_.short_bytes_equal(r, member))) {
                     out = lp_.score_of(r);
                     return true;
                 }
-                const detail::byte_matches rest = detail::without_first_match(m);
-                if (ZSET_LIKELY(!rest.any())) return false;
-                return score_at_candidates(member, rest, out);
+                return score_at_candidates(member, detail::without_first_match(m), out);
             }
         }
         return score_in_listpack_scan(member, out);
     }
     ZSET_NOINLINE bool score_at_candidates(key_view member, detail::byte_matches m,
                                            Score& out) const noexcept {
-        const size_type i = detail::first_accepted(
-            m, 0, [&](size_type at) { return same_member(lp_, lp_.ref(at), member); });
+        const size_type i = detail::first_accepted(m, 0, [&](size_type at) ZSET_LAMBDA_INLINE {
+            return lp_.short_bytes_equal(lp_.ref(at), member);
+        });
         if (i == detail::no_match) return false;
         out = lp_.score(i);
         return true;

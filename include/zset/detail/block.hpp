@@ -3,7 +3,7 @@
 // A whole sorted set in listpack mode is one block; in skiplist mode every skiplist node owns
 // one. A block is one allocation:
 //
-//   [header][record area: `area` units][order: u16 x capacity][fingerprints: u8 x capacity]
+//   [header][record area: `area` units][order: u16 x capacity][fingerprints: u16 x capacity]
 //
 // * Records never move inside their block. A record is addressed by its `ref`: its byte offset
 //   in the area (byte-string members) or its cell number (other members). The hash index
@@ -13,27 +13,32 @@
 //   member — 4-5 dependent cache misses at 10^6 members against a hash map's 2).
 // * `order` lists the refs in (score, member) order. Ranks, iteration and binary search go
 //   through it; inserting or erasing shifts 2 bytes per element, never the records.
-// * `fingerprints` (listpack mode only: skiplist mode has the hash index) hold 8 bits of each
+// * `fingerprints` (listpack mode only: skiplist mode has the hash index) hold 16 bits of each
 //   member's hash in order, so a lookup compares only the records whose fingerprint matches,
-//   16 at a time with SSE2. A 256-bit "fingerprint present" filter in front of that scan was
-//   tried (32 bytes): 176 -> 117 instructions a miss at n = 100, but no faster (12 ns either
-//   way): the branch-free scan runs at high IPC, and the filter's branch is a coin flip for
-//   the third of misses it lets through (docs/benchmarks.md, "Reverse ranges from their end").
-//   A hashed table in their place (a member in the less full of two 16-slot groups of control
-//   and position bytes, both groups read) measured faster than skiplist mode at n = 50-128
-//   (ZSCORE at 100: hit 14.5 against 16.9 ns, miss 8.4 against 10.7), but takes 256 bytes at
-//   n = 100 against the fingerprints' 100: 25.3 bytes a member, over the 24-byte target,
-//   unless the set object and the growth slack give back ~130 bytes (docs/benchmarks.md, "A
-//   hashed index for listpack mode, measured"; bench/probes/listpack_index.cpp). Faster still,
-//   and never rebuilt as the block grows: the entries sorted into 32 buckets, a control and a
-//   position byte each (one 16-byte compare a lookup; at 100: 0.45-0.50x skiplist mode's hit,
-//   0.42-0.46x its miss, +6 ns an insert in the probe), at 25.1 bytes a member with the set
-//   object as it was ("A bucketed index for listpack mode"). Since the object shrank to 32
-//   bytes a 16-bucket table fits (23.92 a member), and built into this block it made ZSCORE
-//   at 100 12.9 / 9.6 ns a hit / miss against 20.8 / 15.5; but its position bytes are ranks,
-//   so every insert and erase rewrites those after it and an erase first searches for its
-//   entry: ZREM 49 -> 86 ns, ZPOPMIN 55 -> 95, four rows lost for four won ("The set object at
-//   32 bytes, and a bucketed index in the block"; branch wip/bucketed-listpack).
+//   16 at a time with SSE2 (two 8-lane compares). Why 16 bits: with 8, a miss at n = 100 met a
+//   false candidate 0.39 times, so whether it had one was a coin flip to branch on, and the scan
+//   tested the first candidate without that branch: every miss read the order array and a record
+//   after the scan. With 16 a miss meets one 0.0015 times and ends at the scan. The suite at n =
+//   100, the two builds alternated three rounds: ZSCORE hit 12.6-13.3 -> 8.6-8.9 ns (skiplist
+//   mode 8.4-8.9), miss 9.4-9.9 -> 5.2-5.4 (skiplist mode 4.5-4.6), score update 63-66 -> 60-61; 1
+//   byte a member more: 22.88 -> 23.84 bytes a member at 100 (the target is 24). A 256-bit
+//   "fingerprint present" filter in front of the 8-bit scan was tried (32 bytes): fewer
+//   instructions, no faster (docs/benchmarks.md, "Reverse ranges from their end").
+//   Earlier alternatives, against the 8-bit scan: a hashed table in their place (a member in the
+//   less full of two 16-slot groups of control and position bytes, both groups read) measured
+//   faster than skiplist mode at n = 50-128 (ZSCORE at 100: hit 14.5 against 16.9 ns, miss 8.4
+//   against 10.7), but takes 256 bytes at n = 100 against the fingerprints' 100: 25.3 bytes a
+//   member, over the 24-byte target, unless the set object and the growth slack give back ~130
+//   bytes (docs/benchmarks.md, "A hashed index for listpack mode, measured";
+//   bench/probes/listpack_index.cpp). Faster still, and never rebuilt as the block grows: the
+//   entries sorted into 32 buckets, a control and a position byte each (one 16-byte compare a
+//   lookup; at 100: 0.45-0.50x skiplist mode's hit, 0.42-0.46x its miss, +6 ns an insert in the
+//   probe), at 25.1 bytes a member with the set object as it was ("A bucketed index for listpack
+//   mode"). Since the object shrank to 32 bytes a 16-bucket table fits (23.92 a member), and built
+//   into this block it made ZSCORE at 100 12.9 / 9.6 ns a hit / miss against 20.8 / 15.5; but its
+//   position bytes are ranks, so every insert and erase rewrites those after it and an erase first
+//   searches for its entry: ZREM 49 -> 86 ns, ZPOPMIN 55 -> 95, four rows lost for four won ("The
+//   set object at 32 bytes, and a bucketed index in the block"; branch wip/bucketed-listpack).
 //
 // Record formats:
 //   byte strings (Member = std::string): [score][length byte][member bytes], packed (scores are
@@ -104,6 +109,8 @@ public:
     using view = member_view_t<Member>;
     using size_type = std::size_t;
     using ref_type = std::uint16_t;
+    /// 16 bits of a member's hash, beside each element of a listpack-mode block.
+    using fingerprint_type = std::uint16_t;
     static constexpr size_type npos = ~size_type{0};
     /// Positions and area units are 16-bit.
     static constexpr size_type max_positions = 0xffff;
@@ -154,8 +161,8 @@ private:
         return align_up(records_offset + area * unit_bytes, alignof(std::uint16_t));
     }
     static size_type total_bytes(size_type cap, size_type area, bool fingerprinted) noexcept {
-        return order_offset(area) + cap * sizeof(std::uint16_t) + (fingerprinted ? cap : 0) +
-               scan_slack;
+        return order_offset(area) + cap * sizeof(std::uint16_t) +
+               (fingerprinted ? cap * sizeof(fingerprint_type) : 0) + scan_slack;
     }
 
     header* h_;
@@ -236,7 +243,9 @@ public:
                 std::memcpy(fresh.record(h), old.record(h), sizeof(ref_type));
         }
         std::memcpy(fresh.order(), old.order(), old.size() * sizeof(std::uint16_t));
-        if (old.fingerprinted()) std::memcpy(fresh.fingerprints(), old.fingerprints(), old.size());
+        if (old.fingerprinted())
+            std::memcpy(fresh.fingerprints(), old.fingerprints(),
+                        old.size() * sizeof(fingerprint_type));
         fresh.h_->node = old.h_->node;
         fresh.h_->size = old.h_->size;
         fresh.h_->used = old.h_->used;
@@ -284,11 +293,11 @@ public:
     std::uint16_t* order() const noexcept {
         return reinterpret_cast<std::uint16_t*>(base() + order_offset(h_->area));
     }
-    std::uint8_t* fingerprints() const noexcept {
-        return reinterpret_cast<std::uint8_t*>(order() + h_->capacity);
+    fingerprint_type* fingerprints() const noexcept {
+        return reinterpret_cast<fingerprint_type*>(order() + h_->capacity);
     }
     ref_type ref(size_type pos) const noexcept { return order()[pos]; }
-    std::uint8_t fingerprint(size_type pos) const noexcept { return fingerprints()[pos]; }
+    fingerprint_type fingerprint(size_type pos) const noexcept { return fingerprints()[pos]; }
 
     ZSET_ALWAYS_INLINE Score score_of(ref_type r) const noexcept {
         Score s;
@@ -344,15 +353,15 @@ public:
     /// blocks only). Tests the records whose fingerprint matches (and, in a block of at most
     /// 128 elements, possibly one more: see find_byte_match).
     template <class IsMember>
-    ZSET_ALWAYS_INLINE size_type find(std::uint8_t fp, const IsMember& is_member) const {
-        static_assert(npos == no_match, "find_byte_match's no_match must be npos");
-        return find_byte_match(fingerprints(), size(), fp,
-                               [&](size_type i) ZSET_LAMBDA_INLINE { return is_member(ref(i)); });
+    ZSET_ALWAYS_INLINE size_type find(fingerprint_type fp, const IsMember& is_member) const {
+        static_assert(npos == no_match, "find_u16_match's no_match must be npos");
+        return find_u16_match(fingerprints(), size(), fp,
+                              [&](size_type i) ZSET_LAMBDA_INLINE { return is_member(ref(i)); });
     }
 
     /// The positions whose fingerprint is fp (fingerprinted blocks of at most 128 elements).
-    ZSET_ALWAYS_INLINE byte_matches fingerprint_matches(std::uint8_t fp) const noexcept {
-        return match_bytes128(fingerprints(), size(), fp);
+    ZSET_ALWAYS_INLINE byte_matches fingerprint_matches(fingerprint_type fp) const noexcept {
+        return match_u16x128(fingerprints(), size(), fp);
     }
 
     /// Whether a search expects the block in cache; a cold search first requests the whole
@@ -565,14 +574,14 @@ private:
 
 public:
     /// Links record r at position pos. Precondition: size() < capacity(). Never throws.
-    void link(size_type pos, ref_type r, std::uint8_t fp) noexcept {
+    void link(size_type pos, ref_type r, fingerprint_type fp) noexcept {
         const size_type n = size();
         std::uint16_t* o = order();
         std::memmove(o + pos + 1, o + pos, (n - pos) * sizeof *o);
         o[pos] = r;
         if (fingerprinted()) {
-            std::uint8_t* f = fingerprints();
-            std::memmove(f + pos + 1, f + pos, n - pos);
+            fingerprint_type* f = fingerprints();
+            std::memmove(f + pos + 1, f + pos, (n - pos) * sizeof *f);
             f[pos] = fp;
         }
         ++h_->size;
@@ -625,7 +634,7 @@ public:
     }
 
     /// Sets the fingerprint of position pos (fingerprinted blocks). Never throws.
-    void set_fingerprint(size_type pos, std::uint8_t fp) noexcept { fingerprints()[pos] = fp; }
+    void set_fingerprint(size_type pos, fingerprint_type fp) noexcept { fingerprints()[pos] = fp; }
 
     /// Checks the block's own invariants: refs in range and distinct, live units + garbage ==
     /// used, sizes within capacity. For tests and debugging; O(size * log size).
@@ -694,8 +703,8 @@ private:
         std::uint16_t* o = order();
         std::memmove(o + first, o + last, (n - last) * sizeof *o);
         if (fingerprinted()) {
-            std::uint8_t* f = fingerprints();
-            std::memmove(f + first, f + last, n - last);
+            fingerprint_type* f = fingerprints();
+            std::memmove(f + first, f + last, (n - last) * sizeof *f);
         }
         h_->size = static_cast<std::uint16_t>(n - (last - first));
         if (h_->size == 0) {  // nothing live: the whole area is free again

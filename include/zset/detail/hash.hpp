@@ -1,9 +1,9 @@
 // zset::detail hashing.
 //
 // Members are hashed once per operation; the 64-bit result is split into a 32-bit tag that
-// places and filters entries in the hash index and an 8-bit fingerprint kept beside each element
-// in its block. A weak hash would cluster the index, so integers are mixed with a 128-bit multiply
-// and strings are folded eight bytes at a time through the same mixer.
+// places and filters entries in the hash index and a 16-bit fingerprint kept beside each element
+// of a listpack-mode block. A weak hash would cluster the index, so integers are mixed with a
+// 128-bit multiply and strings are folded eight bytes at a time through the same mixer.
 #pragma once
 
 #include <cstdint>

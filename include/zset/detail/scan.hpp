@@ -82,52 +82,89 @@ ZSET_ALWAYS_INLINE byte_matches matches_in_two_halves(std::size_t n, Matches64&&
     return {matches64(std::size_t{0}), matches64(n - 64) >> (128 - n)};
 }
 
-/// The bytes of [0, n), n <= 128, equal to value, compared 16 at a time into two 64-bit masks,
-/// so that the branches depend on n (fixed for a block), not on where the matches lie. For
-/// n <= 64 reads up to 15 bytes past n (within scan_slack); above, exactly [0, n), in two
-/// halves (matches_in_two_halves: ZSCORE at n = 100, callgrind, 153 -> 144 instructions and
-/// 14 -> 9 branches a miss).
-ZSET_ALWAYS_INLINE byte_matches match_bytes128(const std::uint8_t* bytes, std::size_t n,
-                                               std::uint8_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
-    const __m128i needle = _mm_set1_epi8(static_cast<char>(value));
-    const auto matches16 = [bytes, needle](std::size_t at) ZSET_LAMBDA_INLINE {
-        const __m128i hits =
-            _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(bytes + at)), needle);
-        return static_cast<std::uint64_t>(static_cast<std::uint32_t>(_mm_movemask_epi8(hits)));
+/// The lanes of the 8 values at p equal to the needle (0xffff each, else 0).
+ZSET_ALWAYS_INLINE __m128i equal_u16x8(const std::uint16_t* p, __m128i needle) noexcept {
+    return _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), needle);
+}
+/// Which of values[0, 16) equal the needle (bit i for values[i]): two compares packed into one
+/// movemask (0xffff / 0 lanes pack to 0xff / 0).
+ZSET_ALWAYS_INLINE unsigned match_u16x16(const std::uint16_t* values, __m128i needle) noexcept {
+    const __m128i both =
+        _mm_packs_epi16(equal_u16x8(values, needle), equal_u16x8(values + 8, needle));
+    return static_cast<unsigned>(_mm_movemask_epi8(both));
+}
+/// Which of values[0, 8) equal the needle (bit i for values[i]).
+ZSET_ALWAYS_INLINE unsigned match_u16x8(const std::uint16_t* values, __m128i needle) noexcept {
+    const __m128i packed = _mm_packs_epi16(equal_u16x8(values, needle), _mm_setzero_si128());
+    return static_cast<unsigned>(_mm_movemask_epi8(packed));
+}
+/// Which of values[0, 64) equal the needle (bit i for values[i]).
+ZSET_ALWAYS_INLINE std::uint64_t match_u16x64(const std::uint16_t* values,
+                                              __m128i needle) noexcept {
+    const auto matches16 = [values, needle](std::size_t at) ZSET_LAMBDA_INLINE {
+        return std::uint64_t{match_u16x16(values + at, needle)};
     };
-    // the matches of [at, at + 64), of the first `left` of them when fewer remain
-    const auto matches64 = [&matches16](std::size_t at, std::size_t left) ZSET_LAMBDA_INLINE {
-        if (left >= 64)
-            return matches16(at) | (matches16(at + 16) << 16) | (matches16(at + 32) << 32) |
-                   (matches16(at + 48) << 48);
-        std::uint64_t mask = matches16(at);
-        if (left > 16) mask |= matches16(at + 16) << 16;
-        if (left > 32) mask |= matches16(at + 32) << 32;
-        if (left > 48) mask |= matches16(at + 48) << 48;
-        return mask & ((std::uint64_t{1} << left) - 1);
-    };
-    if (n <= 64) return {matches64(0, n), 0};
-    return matches_in_two_halves(n, [&](std::size_t at) { return matches64(at, 64); });
+    return matches16(0) | (matches16(16) << 16) | (matches16(32) << 32) | (matches16(48) << 48);
+}
+#endif
+
+/// The values of [0, n), n <= 128, equal to value, compared 8 or 16 at a time into two 64-bit
+/// masks, so that the branches depend on n (fixed for a block), not on where the matches lie.
+/// For n <= 64 reads up to 14 bytes past n (within scan_slack: a 16-value step runs only when
+/// more than 8 values remain); above, exactly [0, n), in two halves of 64 (as
+/// matches_in_two_halves), whose union is tested before any mask is built, so that a miss stops
+/// there: ZSCORE at n = 100 (callgrind, bench/probes/lookup_cost.cpp) a miss 146 -> 129
+/// instructions, a hit 179 -> 191; in the suite, three alternated rounds, a miss 5.6-5.8 ->
+/// 5.1-5.2 ns, a hit 8.2 -> 8.4-8.7.
+ZSET_ALWAYS_INLINE byte_matches match_u16x128(const std::uint16_t* values, std::size_t n,
+                                              std::uint16_t value) noexcept {
+#ifdef ZSET_DETAIL_SSE2
+    const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
+    if (n > 64) {
+        // 16 values to a vector of byte lanes; a miss tests their union and stops there
+        const auto packed = [&](std::size_t at) ZSET_LAMBDA_INLINE {
+            return _mm_packs_epi16(equal_u16x8(values + at, needle),
+                                   equal_u16x8(values + at + 8, needle));
+        };
+        const std::size_t h = n - 64;
+        const __m128i l0 = packed(0), l1 = packed(16), l2 = packed(32), l3 = packed(48);
+        const __m128i h0 = packed(h), h1 = packed(h + 16), h2 = packed(h + 32), h3 = packed(h + 48);
+        const __m128i all = _mm_or_si128(_mm_or_si128(_mm_or_si128(l0, l1), _mm_or_si128(l2, l3)),
+                                         _mm_or_si128(_mm_or_si128(h0, h1), _mm_or_si128(h2, h3)));
+        if (_mm_movemask_epi8(all) == 0) return {0, 0};
+        const auto bits = [](__m128i v, int shift) ZSET_LAMBDA_INLINE {
+            return std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(v))} << shift;
+        };
+        const std::uint64_t low = bits(l0, 0) | bits(l1, 16) | bits(l2, 32) | bits(l3, 48);
+        const std::uint64_t high = bits(h0, 0) | bits(h1, 16) | bits(h2, 32) | bits(h3, 48);
+        return {low, high >> (128 - n)};
+    }
+    std::uint64_t mask = 0;
+    for (std::size_t at = 0; at < n; at += 16) {
+        const unsigned step =
+            n - at > 8 ? match_u16x16(values + at, needle) : match_u16x8(values + at, needle);
+        mask |= std::uint64_t{step} << at;
+    }
+    return {n == 0 ? 0 : mask & (~std::uint64_t{0} >> (64 - n)), 0};
 #else
     byte_matches m{0, 0};
     for (std::size_t i = 0; i < n && i < 64; ++i)
-        m.low |= static_cast<std::uint64_t>(bytes[i] == value) << i;
+        m.low |= static_cast<std::uint64_t>(values[i] == value) << i;
     for (std::size_t i = 64; i < n; ++i)
-        m.high |= static_cast<std::uint64_t>(bytes[i] == value) << (i - 64);
+        m.high |= static_cast<std::uint64_t>(values[i] == value) << (i - 64);
     return m;
 #endif
 }
 
-/// The index of m's lowest match, or 0 when it has none, by mask arithmetic: g++ 12 compiled
-/// the ?: forms to branches, and whether a miss meets a false candidate is a coin flip (below).
-ZSET_ALWAYS_INLINE std::size_t first_match_or_zero(const byte_matches& m) noexcept {
+/// The index of m's lowest match; m has one. Mask arithmetic, not a branch on which mask holds
+/// it (a coin flip for a hit; g++ 12 compiled the ?: forms to branches).
+ZSET_ALWAYS_INLINE std::size_t first_match(const byte_matches& m) noexcept {
     constexpr std::uint64_t top_bit = std::uint64_t{1} << 63;
-    const std::uint64_t any = mask_if(m.any());
     const std::uint64_t in_high = mask_if(m.low == 0);
     const std::uint64_t low_at = lowest_bit64(m.low | top_bit);
     const std::uint64_t high_at = 64 + lowest_bit64(m.high | top_bit);
-    return static_cast<std::size_t>((low_at ^ ((low_at ^ high_at) & in_high)) & any);
+    return static_cast<std::size_t>(low_at ^ ((low_at ^ high_at) & in_high));
 }
 
 /// m without its lowest match.
@@ -154,57 +191,33 @@ ZSET_ALWAYS_INLINE std::size_t first_accepted(byte_matches m, std::size_t base,
     return no_match;
 }
 
-/// The first i in [0, n) with bytes[i] == value and is_match(i), or no_match. is_match is
-/// called only with indexes below n, and must not mind being called with one whose byte does
-/// not match (see below). Reads up to 15 bytes past n (within scan_slack).
+/// The first i in [0, n) with values[i] == value and is_match(i), or no_match; is_match is
+/// called only where the value matches. Reads up to 14 bytes past n (within scan_slack).
 ///
-/// For an array of at most 128 bytes (a listpack-mode block by default) the first candidate is
-/// tested without first branching on whether there is one (position 0 stands in when there is
-/// none): with 8-bit fingerprints a miss at n = 100 meets a false candidate 0.39 times, so that
-/// branch was a coin flip; callgrind --branch-sim of ZSCORE misses at n = 100 counted 0.60
-/// mispredicts a miss, 0.46 of them there. Testing a record that was never a candidate costs a
-/// compare of a record already in cache.
+/// With 16-bit fingerprints a miss at n = 100 meets a false candidate 0.0015 times, so the
+/// branch on whether there is a candidate is predictable and a miss reads no record. (With the
+/// former 8-bit fingerprints it met one 0.39 times: that branch was a coin flip, and the first
+/// candidate was tested without it, reading a record on every miss.)
 template <class IsMatch>
-ZSET_ALWAYS_INLINE std::size_t find_byte_match(const std::uint8_t* bytes, std::size_t n,
-                                               std::uint8_t value, IsMatch&& is_match) {
-    if (n == 0) return no_match;
-    if (n <= 128) {
-        const byte_matches m = match_bytes128(bytes, n, value);
-        const std::size_t at = first_match_or_zero(m);
-        const bool any = m.any();
-        if (is_match(at) & any) return at;
+ZSET_ALWAYS_INLINE std::size_t find_u16_match(const std::uint16_t* values, std::size_t n,
+                                              std::uint16_t value, IsMatch&& is_match) {
+    if (n <= 128) {  // a listpack-mode block by default
+        const byte_matches m = match_u16x128(values, n, value);
+        if (!m.any()) return no_match;
+        const std::size_t at = first_match(m);
+        if (is_match(at)) return at;
         return first_accepted(without_first_match(m), 0, is_match);
     }
     for (std::size_t base = 0; base < n; base += 128) {
         const std::size_t left = n - base < 128 ? n - base : 128;
         const std::size_t at =
-            first_accepted(match_bytes128(bytes + base, left, value), base, is_match);
+            first_accepted(match_u16x128(values + base, left, value), base, is_match);
         if (at != no_match) return at;
     }
     return no_match;
 }
 
 #ifdef ZSET_DETAIL_SSE2
-/// The lanes of the 8 values at p equal to the needle (0xffff each, else 0).
-ZSET_ALWAYS_INLINE __m128i equal_u16x8(const std::uint16_t* p, __m128i needle) noexcept {
-    return _mm_cmpeq_epi16(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)), needle);
-}
-/// Which of values[0, 16) equal the needle (bit i for values[i]): two compares packed into one
-/// movemask (0xffff / 0 lanes pack to 0xff / 0).
-ZSET_ALWAYS_INLINE unsigned match_u16x16(const std::uint16_t* values, __m128i needle) noexcept {
-    const __m128i both =
-        _mm_packs_epi16(equal_u16x8(values, needle), equal_u16x8(values + 8, needle));
-    return static_cast<unsigned>(_mm_movemask_epi8(both));
-}
-/// Which of values[0, 64) equal the needle (bit i for values[i]).
-ZSET_ALWAYS_INLINE std::uint64_t match_u16x64(const std::uint16_t* values,
-                                              __m128i needle) noexcept {
-    const auto matches16 = [values, needle](std::size_t at) ZSET_LAMBDA_INLINE {
-        return std::uint64_t{match_u16x16(values + at, needle)};
-    };
-    return matches16(0) | (matches16(16) << 16) | (matches16(32) << 32) | (matches16(48) << 48);
-}
-
 /// Entry i is 128 - i: 8 entries from `at` score the positions at..at+7 (the scan's loads start
 /// at 120 at most, so 128 entries cover them).
 struct descending_scores_table {
@@ -250,7 +263,7 @@ ZSET_ALWAYS_INLINE std::size_t find_u16_exact128(const std::uint16_t* values, st
     const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
     const byte_matches m =
         matches_in_two_halves(n, [&](std::size_t at) { return match_u16x64(values + at, needle); });
-    return m.any() ? first_match_or_zero(m) : n;
+    return m.any() ? first_match(m) : n;
 }
 #endif
 

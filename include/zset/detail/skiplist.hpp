@@ -65,6 +65,7 @@ public:
     using block_type = block<Score, Member, Allocator>;
     using view = typename block_type::view;
     using ref_type = typename block_type::ref_type;
+    using fingerprint_type = typename block_type::fingerprint_type;
     using size_type = std::size_t;
     using node_id = std::uint32_t;
     static constexpr int max_level = 32;
@@ -292,7 +293,7 @@ public:
     /// Strong guarantee: the set's elements are unchanged on exception (records may have moved,
     /// reported through `moved`).
     template <class Moved>
-    std::pair<node_id, ref_type> insert(path& p, slot where, Score s, view m, std::uint8_t fp,
+    std::pair<node_id, ref_type> insert(path& p, slot where, Score s, view m, fingerprint_type fp,
                                         const limits& lim, bool fingerprinted, Moved&& moved) {
         if (where.target == head_id) return insert_first(p, s, m, fp, lim, fingerprinted);
         node& t = nodes_[where.target];
@@ -612,7 +613,7 @@ private:
     }
 
     /// A new, unlinked node holding (s, m) alone. Strong guarantee.
-    ZSET_NOINLINE std::pair<node_id, ref_type> lone_node(Score s, view m, std::uint8_t fp,
+    ZSET_NOINLINE std::pair<node_id, ref_type> lone_node(Score s, view m, fingerprint_type fp,
                                                          const limits& lim, bool fingerprinted) {
         const node_id id =
             create_node(random_height(lim.max_height), 1, block_type::units_for(m), fingerprinted);
@@ -635,8 +636,9 @@ private:
     }
 
     /// The first element of an empty list: a node of its own.
-    ZSET_NOINLINE std::pair<node_id, ref_type>
-    insert_first(path& p, Score s, view m, std::uint8_t fp, const limits& lim, bool fingerprinted) {
+    ZSET_NOINLINE std::pair<node_id, ref_type> insert_first(path& p, Score s, view m,
+                                                            fingerprint_type fp, const limits& lim,
+                                                            bool fingerprinted) {
         const auto placed = lone_node(s, m, fp, lim, fingerprinted);
         path_from_head(p, max_level);
         link_after(p, placed.first);
@@ -668,7 +670,7 @@ private:
     /// behind), else the block splits in two right-sized halves.
     template <class Moved>
     ZSET_NOINLINE std::pair<node_id, ref_type> split_insert(path& p, slot where, Score s, view m,
-                                                            std::uint8_t fp, const limits& lim,
+                                                            fingerprint_type fp, const limits& lim,
                                                             Moved&& moved) {
         const node_id t = where.target;
         const block_type b = nodes_[t].data;
@@ -687,7 +689,7 @@ private:
 
     template <class Moved>
     ZSET_NOINLINE std::pair<node_id, ref_type> split_middle(path& p, slot where, Score s, view m,
-                                                            std::uint8_t fp, const limits& lim,
+                                                            fingerprint_type fp, const limits& lim,
                                                             Moved&& moved) {
         const node_id t = where.target;
         block_type b = nodes_[t].data;
