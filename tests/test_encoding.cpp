@@ -94,7 +94,8 @@ TEST_CASE("listpack mode is compact", "[encoding]") {
     zset::sorted_set<> s;
     for (int i = 0; i < 100; ++i) s.add("member:" + std::to_string(i), i * 1.5);
     REQUIRE(s.encoding() == encoding::listpack);
-    // score + fingerprint + length byte + the member bytes, plus small fixed overheads
+    // score + order entry + 16-bit fingerprint + length byte + the member bytes, plus small
+    // fixed overheads
     const double per_element = static_cast<double>(s.memory_usage()) / 100.0;
     CAPTURE(per_element);
     REQUIRE(per_element < 24.0);

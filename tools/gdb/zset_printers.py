@@ -88,7 +88,7 @@ def _field_type(struct_type, name):
 class _BlockLayout(object):
     """Types of one block instantiation; see detail/block.hpp. One allocation holds
 
-        [header][record area][order: u16 x capacity][fingerprints: u8 x capacity, listpack]
+        [header][record area][order: u16 x capacity][fingerprints: u16 x capacity, listpack]
 
     The order array lists record refs in (score, member) order. std::string members: a record
     at byte offset `ref` of the area is [score][length byte][bytes], or for a member of 255
