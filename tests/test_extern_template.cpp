@@ -6,10 +6,17 @@
 // links against this instantiation alone is checked by bench/compile_time.sh, which builds and
 // runs its six-operation program both ways.
 #define ZSET_INSTANTIATE
+#include <cstdint>
 #include <string>
 
 #include "zset_catch.hpp"
 #include <zset/sorted_set.hpp>
+
+// A user may instantiate a set of other member types explicitly too, which compiles every
+// member function, also those only called for byte-string members (a listpack lookup helper
+// once compared members as bytes and failed to compile for integers; only the lint leg's
+// generated TU caught it).
+template class zset::sorted_set<long long, std::int64_t>;
 
 TEST_CASE("the explicitly instantiated default set works in both encodings", "[extern]") {
     zset::sorted_set<> s;
@@ -26,5 +33,17 @@ TEST_CASE("the explicitly instantiated default set works in both encodings", "[e
     s.shrink_to_fit();  // 102 left: back to listpack mode
     REQUIRE(s.encoding() == zset::encoding::listpack);
     REQUIRE(s.size() == 102);
+    REQUIRE(s.validate());
+}
+
+TEST_CASE("an explicitly instantiated set of integers works in both encodings", "[extern]") {
+    zset::sorted_set<long long, std::int64_t> s;
+    for (long long i = 0; i < 100; ++i) s.add(i * 7, i % 5);
+    REQUIRE(s.encoding() == zset::encoding::listpack);
+    REQUIRE(s.score(21) == 3);
+    REQUIRE(!s.score(22));
+    for (long long i = 100; i < 300; ++i) s.add(i * 7, i % 5);
+    REQUIRE(s.encoding() == zset::encoding::skiplist);
+    REQUIRE(s.score(2093) == 4);  // 299 * 7
     REQUIRE(s.validate());
 }

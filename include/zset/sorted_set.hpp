@@ -1173,9 +1173,8 @@ private:
     }
     ZSET_NOINLINE bool score_at_candidates(key_view member, detail::byte_matches m,
                                            Score& out) const noexcept {
-        const size_type i = detail::first_accepted(m, 0, [&](size_type at) ZSET_LAMBDA_INLINE {
-            return lp_.short_bytes_equal(lp_.ref(at), member);
-        });
+        const size_type i = detail::first_accepted(
+            m, 0, [&](size_type at) { return same_member(lp_, lp_.ref(at), member); });
         if (i == detail::no_match) return false;
         out = lp_.score(i);
         return true;
