@@ -65,7 +65,7 @@ inline std::uint64_t mask_if(bool c) noexcept {
 /// Returned by the searches below when nothing matches.
 inline constexpr std::size_t no_match = ~std::size_t{0};
 
-/// Which of up to 128 bytes equal a value: bit i of `low` for byte i, of `high` for byte 64 + i.
+/// Which of up to 128 values equal a value: bit i of `low` for value i, of `high` for 64 + i.
 struct byte_matches {
     std::uint64_t low, high;
     bool any() const noexcept { return (low | high) != 0; }
@@ -122,7 +122,9 @@ ZSET_ALWAYS_INLINE byte_matches match_u16x128(const std::uint16_t* values, std::
 #ifdef ZSET_DETAIL_SSE2
     const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
     if (n > 64) {
-        // 16 values to a vector of byte lanes; a miss tests their union and stops there
+        // 16 values to a vector of byte lanes (match_u16x16 before its movemask; spelled out
+        // here, g++ 12 scheduled the shared form 3 instructions longer a lookup); a miss tests
+        // their union and stops there
         const auto packed = [&](std::size_t at) ZSET_LAMBDA_INLINE {
             return _mm_packs_epi16(equal_u16x8(values + at, needle),
                                    equal_u16x8(values + at + 8, needle));
