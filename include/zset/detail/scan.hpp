@@ -181,15 +181,8 @@ ZSET_ALWAYS_INLINE byte_matches without_first_match(byte_matches m) noexcept {
 template <class IsMatch>
 ZSET_ALWAYS_INLINE std::size_t first_accepted(byte_matches m, std::size_t base,
                                               IsMatch&& is_match) {
-    while (m.any()) {
-        // the lowest match of both masks, without a branch on which holds it
-        const bool in_low = m.low != 0;
-        const std::size_t at = in_low ? lowest_bit64(m.low) : 64 + lowest_bit64(m.high);
-        if (is_match(base + at)) return base + at;
-        const std::uint64_t rest_low = m.low & (m.low - 1), rest_high = m.high & (m.high - 1);
-        m.low = in_low ? rest_low : m.low;
-        m.high = in_low ? m.high : rest_high;
-    }
+    for (; m.any(); m = without_first_match(m))
+        if (is_match(base + first_match(m))) return base + first_match(m);
     return no_match;
 }
 
