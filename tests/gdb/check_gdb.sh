@@ -49,6 +49,8 @@ print empty_set
 print integer_set
 print alice
 print past_end
+print player
+print skiplist_end
 set print zset-elements 3
 print skiplist_set
 set print zset-elements 0
@@ -88,6 +90,8 @@ expect '= zset::sorted_set with 0 elements (listpack)'
 expect '= zset::sorted_set with 2 elements (listpack) = {[3] = 30, [7] = 70}'
 expect '= zset iterator = {member = "alice", score = 1200}'
 expect '= zset iterator (end)'
+expect '= zset iterator = {member = "player:200", score = 200}'
+expect '$8 = zset iterator (end)'
 expect '= zset::sorted_set with 178 elements (skiplist), showing first 3 = {["player:000"] = 0, ["player:001"] = 1, ["player:002"] = 2}'
 # Unlimited: every element, the last one included, and no "showing first".
 expect '= zset::sorted_set with 178 elements (skiplist) = {["player:000"] = 0, '

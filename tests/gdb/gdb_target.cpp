@@ -40,6 +40,9 @@ int main() {
 
     const auto alice = listpack_set.find("alice");
     const auto past_end = listpack_set.end();
+    // Skiplist-mode iterators: one on an element, one past the last.
+    const auto player = skiplist_set.find("player:200");
+    const auto skiplist_end = skiplist_set.end();
 
     zset_gdb_break(&listpack_set);
     zset_gdb_break(&skiplist_set);
@@ -47,5 +50,7 @@ int main() {
     zset_gdb_break(&integer_set);
     zset_gdb_break(&alice);
     zset_gdb_break(&past_end);
+    zset_gdb_break(&player);
+    zset_gdb_break(&skiplist_end);
     return skiplist_set.size() == 178 && listpack_set.size() == 3 ? 0 : 1;
 }

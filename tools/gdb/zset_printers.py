@@ -185,6 +185,7 @@ def _blocks(val):
         return
     skiplist = val["sk_"].dereference()["list"]
     nodes = skiplist["nodes_"]
+    blocks = skiplist["blocks_"]
     if int(nodes) == 0:
         return
     layout = None
@@ -192,7 +193,7 @@ def _blocks(val):
     nodes_left = int(skiplist["count_"])
     while node != 0 and nodes_left > 0:
         nodes_left -= 1
-        data = nodes[node]["data"]
+        data = blocks[node]
         if layout is None:
             layout = _BlockLayout(data.type.strip_typedefs())
         yield _Block(layout, data)
@@ -289,7 +290,7 @@ def SortedSetIteratorPrinter(val):
     """zset::sorted_set<...>::const_iterator: the element it points at, or end()."""
     try:
         if int(val["id_"]) == 0:
-            if int(val["nodes_"]) == 0 and int(val["block_"]["h_"]) == 0:
+            if int(val["list_"]) == 0 and int(val["block_"]["h_"]) == 0:
                 return _IteratorTextPrinter("zset iterator (end or singular)")
             return _IteratorTextPrinter("zset iterator (end)")
         data = val["block_"]

@@ -26,14 +26,24 @@
 // -> 278-282 ns against 0.1's 290-294 (docs/benchmarks.md, "Kept leads measured in the same
 // session").
 //
-// Nodes live in one pool, an array indexed by 32-bit node id, 48 bytes each (for a double
-// Score): the cached first score, the block, the level-0 backward link and up to four levels of
-// next ids inline; the rare taller node (1 in 256) keeps the levels above those four in a
-// separate allocation, and the four stay inline (so a step at a low level reads its next id
-// from the node itself, with no pointer to follow). Why a pool: a search is a descent over
-// ~3 log4(nodes) nodes. At 10^6 members the pool is ~0.5 MB and stays in the L2 cache, at 10^7
-// ~5 MB; nodes allocated one by one were spread over as many pages as the blocks between them
-// and each hop was a cache and TLB miss. Ids are also what the hash index stores (24 bits).
+// Nodes live in one pool, an array indexed by 32-bit node id, 40 bytes each (for a double
+// Score): the cached first score, the level-0 backward link and up to four levels of next ids
+// inline; the rare taller node (1 in 256) keeps the levels above those four in a separate
+// allocation, and the four stay inline (so a step at a low level reads its next id from the
+// node itself, with no pointer to follow). Why a pool: a search is a descent over
+// ~3 log4(nodes) nodes. At 10^6 members the pool is ~0.45 MB, at 10^7 ~4.5 MB; nodes allocated
+// one by one were spread over as many pages as the blocks between them and each hop was a cache
+// and TLB miss. Ids are also what the hash index stores (24 bits).
+//
+// The blocks are not in the nodes but in a parallel array, `blocks_`, indexed by the same ids
+// (8 bytes a node, so the memory is the same as a 48-byte node's). Why: a lookup by member
+// (ZSCORE, ZRANK, a score update, ZREM) goes from its index entry's node id straight to the
+// block and never reads the node; the array is 1/6 of the pool (~90 KB at 10^6 members, ~0.9 MB
+// at 10^7), so it stays in the L2 cache where the pool's lines were mostly evicted between two
+// lookups. Callgrind's cache model (bench/probes/lookup_cost.cpp with 200,000 random hits;
+// 48 KB L1, 1 MB L2, 32 MB L3) counted per ZSCORE hit at 10^6 4.51 -> 3.98 L2 misses, at 10^7
+// 5.11 -> 4.90 L2 and 3.69 -> 3.37 L3 misses, and 2 instructions fewer (no multiply by the node
+// size). A descent reads a block only on a first-score tie and at its end.
 //
 // Node 0 is the head sentinel. Level 0 is circular through it (last.next(0) == 0,
 // head.prev == last), higher levels end with a link to 0; so an iterator is (node, position)
@@ -83,10 +93,9 @@ public:
         node_id next;
     };
     struct node {
-        Score first_score;  // data.score(0), kept here so a search step reads only this node
-        block_type data;
-        link* high;           // levels from inline_levels up, when tall(); else null
-        node_id prev;         // level 0 backward link; next free id while the node is free
+        Score first_score;  // the block's score(0), kept here so a search step reads only this node
+        link* high;         // levels from inline_levels up, when tall(); else null
+        node_id prev;       // level 0 backward link; next free id while the node is free
         std::uint8_t height;  // 0 while the node is free
         link low[inline_levels];
         // The low levels live only in the node, and the high ones only in `high`: a step at a
@@ -102,7 +111,6 @@ public:
         }
         bool tall() const noexcept { return height > inline_levels; }
         node_id next(int level) const noexcept { return at(level).next; }
-        size_type size() const noexcept { return data ? data.size() : 0; }
     };
 
     /// A search result: per level, the last node visited.
@@ -122,6 +130,9 @@ private:
     using node_allocator = typename node_traits::allocator_type;
     using link_traits = typename std::allocator_traits<Allocator>::template rebind_traits<link>;
     using link_allocator = typename link_traits::allocator_type;
+    using block_traits =
+        typename std::allocator_traits<Allocator>::template rebind_traits<block_type>;
+    using block_allocator = typename block_traits::allocator_type;
 
 public:
     explicit skiplist(const Allocator& alloc = Allocator()) noexcept
@@ -142,23 +153,30 @@ public:
     const node& at(node_id id) const noexcept { return nodes_[id]; }
     node_id first() const noexcept { return nodes_ != nullptr ? nodes_[head_id].at(0).next : 0; }
     node_id last() const noexcept { return nodes_ != nullptr ? nodes_[head_id].prev : 0; }
-    block_type block_of(node_id id) const noexcept { return nodes_[id].data; }
+    block_type block_of(node_id id) const noexcept { return blocks_[id]; }
+    /// The block of a node of this list's pool (a descent's predicates get nodes, not ids).
+    block_type block_of(const node& n) const noexcept { return blocks_[&n - nodes_]; }
+    /// Elements in node id's block (0 for the head and free ids).
+    size_type size_of(node_id id) const noexcept { return blocks_[id] ? blocks_[id].size() : 0; }
 
     /// Frees every node and the pool. Never throws.
     void clear() noexcept {
         if (nodes_ != nullptr) {
             for (node_id id = first(); id != head_id;) {
                 const node_id next = nodes_[id].next(0);
-                block_type::destroy(allocator(), nodes_[id].data);
+                block_type::destroy(allocator(), blocks_[id]);
                 free_tall(nodes_[id]);
                 id = next;
             }
             free_tall(nodes_[head_id]);
             node_allocator na(allocator());
             node_traits::deallocate(na, nodes_, capacity_);
+            block_allocator ba(allocator());
+            block_traits::deallocate(ba, blocks_, capacity_);
         }
         ranks_.release(allocator());
         nodes_ = nullptr;
+        blocks_ = nullptr;
         capacity_ = 0;
         free_ = 0;
         level_ = 0;
@@ -296,16 +314,17 @@ public:
     std::pair<node_id, ref_type> insert(path& p, slot where, Score s, view m, fingerprint_type fp,
                                         const limits& lim, bool fingerprinted, Moved&& moved) {
         if (where.target == head_id) return insert_first(p, s, m, fp, lim, fingerprinted);
-        node& t = nodes_[where.target];
-        const size_type n = t.data.size();
+        const node& t = nodes_[where.target];
+        const block_type target = blocks_[where.target];
+        const size_type n = target.size();
         const size_type units = block_type::units_for(m);
-        const size_type live = t.data.used() - t.data.garbage();
+        const size_type live = target.used() - target.garbage();
         if (n >= lim.entries || (n > 0 && live + units > lim.area))
             return split_insert(p, where, s, m, fp, lim, moved);
         // appending to the last block (time series, queues): grow it by doubling, not by 1/16
         const bool appending = where.pos == n && t.next(0) == head_id;
-        if (!t.data.has_room(units)) make_room(where.target, units, appending, moved);
-        block_type b = nodes_[where.target].data;
+        if (!target.has_room(units)) make_room(where.target, units, appending, moved);
+        block_type b = blocks_[where.target];
         const ref_type r = b.append_record(allocator(), s, m);  // may throw: nothing linked yet
         b.link(where.pos, r, fp);
         refresh_first(where.target);
@@ -315,8 +334,8 @@ public:
 
     /// Re-reads a node's cached first score after its block changed at position 0.
     void refresh_first(node_id id) noexcept {
-        node& n = nodes_[id];
-        if (n.data && !n.data.empty()) n.first_score = n.data.score(0);
+        const block_type b = blocks_[id];
+        if (b && !b.empty()) nodes_[id].first_score = b.score(0);
     }
 
     // ---- element removal ---------------------------------------------------------------------
@@ -329,8 +348,8 @@ public:
         const size_type count = last - first;
         if (ranked()) ranks_.shrink(x, count);
         size_ -= count;
-        nodes_[x].data.erase(allocator(), first, last);
-        if (nodes_[x].data.empty()) return unlink(x);
+        blocks_[x].erase(allocator(), first, last);
+        if (blocks_[x].empty()) return unlink(x);
         refresh_first(x);
         return x;
     }
@@ -357,7 +376,7 @@ public:
     /// Moves the element at position `from` of node x to position `to` (positions after the
     /// move) within the same block. Never throws.
     void move_position(node_id x, size_type from, size_type to) noexcept {
-        nodes_[x].data.move_position(from, to);
+        blocks_[x].move_position(from, to);
         refresh_first(x);
     }
 
@@ -365,7 +384,7 @@ public:
     /// room for `units` more area units and one more element. Strong guarantee.
     template <class Moved>
     ZSET_NOINLINE void compact(node_id x, size_type units, Moved&& moved) {
-        block_type old = nodes_[x].data;
+        block_type old = blocks_[x];
         const size_type live = old.used() - old.garbage();
         block_type fresh =
             block_type::create(allocator(), block_type::grown(old.size() + 1),
@@ -383,7 +402,7 @@ public:
                   record_address{x, r});
         }
         block_type::destroy(allocator(), old);  // nothing live is left in it
-        nodes_[x].data = fresh;
+        blocks_[x] = fresh;
     }
 
     // ---- bulk building ---------------------------------------------------------------------
@@ -396,7 +415,7 @@ public:
                                       bool fingerprinted, Fill&& fill) {
         const node_id id = create_node(random_height(max_height), capacity, area, fingerprinted);
         ZSET_TRY {
-            fill(nodes_[id].data);
+            fill(blocks_[id]);
         }
         ZSET_CATCH_ALL {
             discard_node(id);
@@ -406,7 +425,7 @@ public:
         descend([](const node&) { return true; }, p);  // the last node at every level
         refresh_first(id);
         link_after(p, id);
-        const size_type added = nodes_[id].data.size();
+        const size_type added = blocks_[id].size();
         if (ranked()) ranks_.grow(id, added);
         size_ += added;
         return id;
@@ -414,11 +433,11 @@ public:
 
     size_type memory_usage() const noexcept {
         if (nodes_ == nullptr) return 0;
-        size_type total =
-            capacity_ * sizeof(node) + tall_bytes(nodes_[head_id]) + ranks_.memory_usage();
+        size_type total = capacity_ * (sizeof(node) + sizeof(block_type)) +
+                          tall_bytes(nodes_[head_id]) + ranks_.memory_usage();
         for (node_id id = first(); id != head_id; id = nodes_[id].next(0))
-            total += tall_bytes(nodes_[id]) + nodes_[id].data.allocated_bytes() +
-                     nodes_[id].data.out_of_line_bytes();
+            total += tall_bytes(nodes_[id]) + blocks_[id].allocated_bytes() +
+                     blocks_[id].out_of_line_bytes();
         return total;
     }
 
@@ -430,21 +449,22 @@ public:
         node_id prev = head_id;
         for (node_id id = first(); id != head_id; id = nodes_[id].next(0)) {
             const node& n = nodes_[id];
-            if (n.prev != prev || !n.data || n.data.empty() || !n.data.validate()) return false;
-            if (n.data.node() != id || !(n.first_score == n.data.score(0))) return false;
+            const block_type b = blocks_[id];
+            if (n.prev != prev || !b || b.empty() || !b.validate()) return false;
+            if (b.node() != id || !(n.first_score == b.score(0))) return false;
             if (n.height < 1 || n.height > level_) return false;
-            elements += n.size();
+            elements += b.size();
             ++nodes;
             prev = id;
         }
         if (nodes_[head_id].prev != prev || elements != size_ || nodes != count_) return false;
         if (ranks_.blocks() != (count_ >= 2 ? count_ : 0)) return false;
         if (!ranked()) return true;
-        if (!ranks_.validate([this](node_id id) { return nodes_[id].size(); })) return false;
+        if (!ranks_.validate([this](node_id id) { return size_of(id); })) return false;
         size_type rank = 0;
         for (node_id id = first(); id != head_id; id = nodes_[id].next(0)) {
             if (ranks_.rank_of(id) != rank) return false;
-            rank += nodes_[id].size();
+            rank += size_of(id);
         }
         if ((level_ == 0) != (count_ == 0)) return false;
         for (int i = 0; i < level_; ++i) {
@@ -485,14 +505,24 @@ private:
         const size_type cap = capacity_ < 4 ? 4 : size_type{capacity_} + capacity_ / 2;
         if (cap > size_type{parked_node}) raise_length_error("zset: too many blocks");
         node_allocator na(allocator());
+        block_allocator ba(allocator());
         node* fresh = node_traits::allocate(na, cap);
+        block_type* fresh_blocks;
+        link* tall = nullptr;
+        ZSET_TRY {
+            fresh_blocks = block_traits::allocate(ba, cap);
+        }
+        ZSET_CATCH_ALL {
+            node_traits::deallocate(na, fresh, cap);
+            ZSET_RETHROW;
+        }
         if (nodes_ == nullptr) {
-            link* tall;
             ZSET_TRY {
                 link_allocator la(allocator());
                 tall = link_traits::allocate(la, high_levels(max_level));
             }
             ZSET_CATCH_ALL {
+                block_traits::deallocate(ba, fresh_blocks, cap);
                 node_traits::deallocate(na, fresh, cap);
                 ZSET_RETHROW;
             }
@@ -501,16 +531,21 @@ private:
             h.high = tall;
             h.prev = head_id;
             for (int i = 0; i < max_level; ++i) h.at(i) = link{head_id};
+            new (static_cast<void*>(fresh_blocks)) block_type();
         } else {
-            // a node points into nothing of its own, so a plain copy moves it
+            // nodes and blocks point into nothing of their own, so plain copies move them
             std::uninitialized_copy(nodes_, nodes_ + capacity_, fresh);
+            std::uninitialized_copy(blocks_, blocks_ + capacity_, fresh_blocks);
             node_traits::deallocate(na, nodes_, capacity_);
+            block_traits::deallocate(ba, blocks_, capacity_);
         }
         nodes_ = fresh;
+        blocks_ = fresh_blocks;
         const size_type old = capacity_ == 0 ? 1 : capacity_;
         capacity_ = static_cast<std::uint32_t>(cap);
         for (size_type i = cap; i-- > old;) {
             node& f = *new (static_cast<void*>(nodes_ + i)) node();
+            new (static_cast<void*>(blocks_ + i)) block_type();
             f.height = 0;
             f.prev = free_;
             free_ = static_cast<node_id>(i);
@@ -545,17 +580,17 @@ private:
         n.height = static_cast<std::uint8_t>(height);
         n.high = tall;
         for (int i = 0; i < height; ++i) n.at(i) = link{head_id};
-        n.data = b;
+        blocks_[id] = b;
         b.set_node(id);
         return id;
     }
 
     /// Frees an unlinked node whose block holds nothing the caller still needs.
     void discard_node(node_id id) noexcept {
-        block_type::destroy(allocator(), nodes_[id].data);
+        block_type::destroy(allocator(), blocks_[id]);
         free_tall(nodes_[id]);
         nodes_[id].height = 0;
-        nodes_[id].data = block_type();
+        blocks_[id] = block_type();
         nodes_[id].prev = free_;
         free_ = id;
     }
@@ -619,13 +654,13 @@ private:
             create_node(random_height(lim.max_height), 1, block_type::units_for(m), fingerprinted);
         ref_type r;
         ZSET_TRY {
-            r = nodes_[id].data.append_record(allocator(), s, m);
+            r = blocks_[id].append_record(allocator(), s, m);
         }
         ZSET_CATCH_ALL {
             discard_node(id);
             ZSET_RETHROW;
         }
-        nodes_[id].data.link(0, r, fp);
+        blocks_[id].link(0, r, fp);
         refresh_first(id);
         return {id, r};
     }
@@ -650,7 +685,7 @@ private:
     /// least a quarter of its area is garbage (records move), else regrows it (refs kept).
     template <class Moved>
     ZSET_NOINLINE void make_room(node_id x, size_type units, bool appending, Moved&& moved) {
-        block_type b = nodes_[x].data;
+        block_type b = blocks_[x];
         if (b.garbage() * 4 >= b.area() && b.garbage() >= units) {
             compact(x, units, moved);
             return;
@@ -662,7 +697,7 @@ private:
         if (b.used() + units > area)
             area = appending ? std::min(2 * (b.used() + units), block_type::max_area)
                              : block_type::grown_area(b.used() + units);
-        nodes_[x].data = block_type::regrow(allocator(), b, cap, area);
+        blocks_[x] = block_type::regrow(allocator(), b, cap, area);
     }
 
     /// Inserts into a full node: a new node holds the new element alone when it goes at the
@@ -673,7 +708,7 @@ private:
                                                             fingerprint_type fp, const limits& lim,
                                                             Moved&& moved) {
         const node_id t = where.target;
-        const block_type b = nodes_[t].data;
+        const block_type b = blocks_[t];
         const size_type n = b.size(), idx = where.pos;
         const bool fingerprinted = b.fingerprinted();
         if (idx == n || (idx == 0 && t == first())) {
@@ -692,7 +727,7 @@ private:
                                                             fingerprint_type fp, const limits& lim,
                                                             Moved&& moved) {
         const node_id t = where.target;
-        block_type b = nodes_[t].data;
+        block_type b = blocks_[t];
         const size_type n = b.size(), idx = where.pos, k = n / 2;
         const bool into_new = idx > k;
         const size_type units = block_type::units_for(m);
@@ -705,7 +740,7 @@ private:
         const node_id fresh_id = create_node(
             random_height(lim.max_height), block_type::grown(new_count),
             block_type::grown_area(upper_units + (into_new ? units : 0)), b.fingerprinted());
-        block_type fresh = nodes_[fresh_id].data;
+        block_type fresh = blocks_[fresh_id];
         // (Each try block reads in its handler only what was set before it: g++ 12 at -O1 and
         // above dropped the null store of a block assigned inside the same try, measured.)
         block_type kept;
@@ -732,12 +767,12 @@ private:
         move_out(t, k, fresh_id, moved);
         move_out(t, 0, t, kept, moved);
         block_type::destroy(allocator(), b);  // empty now
-        nodes_[t].data = kept;
+        blocks_[t] = kept;
         link_after(p, fresh_id);
         ranks_.shrink(t, n - k);  // two blocks now: the tree is there
         ranks_.grow(fresh_id, n - k);
         const node_id dest = into_new ? fresh_id : t;
-        nodes_[dest].data.link(into_new ? idx - k : idx, r, fp);
+        blocks_[dest].link(into_new ? idx - k : idx, r, fp);
         refresh_first(t);
         refresh_first(fresh_id);
         count_insert(dest);
@@ -748,11 +783,11 @@ private:
     /// `dst`, the block about to become x's), reporting each move. Never throws.
     template <class Moved>
     void move_out(node_id x, size_type first, node_id to, Moved&& moved) noexcept {
-        move_out(x, first, to, nodes_[to].data, moved);
+        move_out(x, first, to, blocks_[to], moved);
     }
     template <class Moved>
     void move_out(node_id x, size_type first, node_id to, block_type dst, Moved&& moved) noexcept {
-        const block_type src = nodes_[x].data;
+        const block_type src = blocks_[x];
         block_type::transfer(src, first, src.size(), dst,
                              [&](view mv, Score sc, ref_type a, ref_type c) {
                                  moved(mv, sc, record_address{x, a}, record_address{to, c});
@@ -760,8 +795,9 @@ private:
     }
 
     node* nodes_ = nullptr;
-    std::uint32_t capacity_ = 0;  // nodes in the pool
-    node_id free_ = 0;            // first free id (0: none)
+    block_type* blocks_ = nullptr;  // node id -> its block, beside the pool (see the top)
+    std::uint32_t capacity_ = 0;    // nodes in the pool
+    node_id free_ = 0;              // first free id (0: none)
     int level_ = 0;
     std::uint32_t count_ = 0;  // nodes in the list (the head not counted)
     size_type size_ = 0;
