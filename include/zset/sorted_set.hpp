@@ -252,6 +252,9 @@ public:
 
     // ---- iterators --------------------------------------------------------------------------
 
+    /// How an iterator's walk requests the blocks it is about to read (see enter_block).
+    enum class block_requests : std::uint8_t { none, on_entry, ahead };
+
     /// Bidirectional iterator over elements in (score, member) order. Dereferences to a
     /// reference (an element view) by value, so it is a proxy iterator.
     class const_iterator {
@@ -284,7 +287,7 @@ public:
                 } else {
                     id_ = list_->at(id_).next(0);
                     set_block(list_->block_of(id_));
-                    if (id_ != 0 && request_blocks_) enter_block(list_->at(id_).next(0));
+                    if (id_ != 0 && requests_ != block_requests::none) enter_block<true>();
                 }
             }
             return *this;
@@ -306,7 +309,7 @@ public:
                     id_ = list_->at(id_).prev;
                     set_block(list_->block_of(id_));
                     pos_ = block_size_;
-                    if (id_ != 0 && request_blocks_) enter_block(list_->at(id_).prev);
+                    if (id_ != 0 && requests_ != block_requests::none) enter_block<false>();
                 }
             }
             --pos_;
@@ -343,9 +346,30 @@ public:
         /// arrival order, so they are requested all at once (their misses overlap instead of
         /// following one another), and the header of the block the walk reaches next, so that
         /// the same can be done there without waiting (iteration at 10^6: 10.1 -> 3.3 ms).
-        void enter_block(node_id following) const noexcept {
-            block_.prefetch_block();
-            if (following != 0) list_->block_of(following).prefetch_header();
+        ///
+        /// Blocks far beyond the cache (block_requests::ahead) are requested one block
+        /// earlier: entering block j requests block j + 1, whose header was requested on
+        /// entering j - 1, and the header of j + 2; so a block's records arrive while the one
+        /// before it is walked (iteration at 10^6, three alternated rounds: 1.98-2.55 -> 1.37-1.40
+        /// ms). Not for smaller sets: at 10^5 (1,100 blocks, in the L3 cache) the walk took
+        /// 76 -> 88 us with it.
+        template <bool Forward>
+        void enter_block() noexcept {
+            const node_id following = step<Forward>(id_);
+            if (requests_ == block_requests::on_entry || !ahead_) {
+                block_.prefetch_block();
+                if (following != 0) list_->block_of(following).prefetch_header();
+                ahead_ = true;
+                return;
+            }
+            if (following == 0) return;
+            list_->block_of(following).prefetch_block();
+            const node_id after = step<Forward>(following);
+            if (after != 0) list_->block_of(after).prefetch_header();
+        }
+        template <bool Forward>
+        node_id step(node_id id) const noexcept {
+            return Forward ? list_->at(id).next(0) : list_->at(id).prev;
         }
 #if ZSET_DEBUG
         // Checked mode: the set and its generation when the iterator was made; any change to
@@ -365,7 +389,8 @@ public:
         const std::uint16_t* order_ = nullptr;  // block_'s order array
         size_type block_size_ = 0;              // block_'s size
         node_id id_ = 0;                        // 0: end()
-        bool request_blocks_ = false;           // walks_cold() of its set (false in short ranges)
+        block_requests requests_ = block_requests::none;  // block_requests_for() of its set
+        bool ahead_ = false;  // the walk has requested the next block's header
         size_type pos_ = 0;
     };
     using iterator = const_iterator;
@@ -1210,7 +1235,7 @@ private:
     const_iterator make_iterator(const list_type* list, block_type b, node_id id,
                                  size_type pos) const noexcept {
         const_iterator it(list, b, id, pos);
-        it.request_blocks_ = walks_cold();
+        it.requests_ = block_requests_for();
 #if ZSET_DEBUG
         it.owner_ = this;
         it.generation_ = generation_;
@@ -1381,6 +1406,15 @@ private:
     /// the requests are instructions spent for nothing (range_by_rank at 10^3: 130 -> 170 ns).
     bool walks_cold() const noexcept {
         return skiplist_mode() && sk_->list.node_count() >= 256;
+    }
+    /// What an iterator requests ahead of its walk: nothing while the set is likely cached,
+    /// blocks as it enters them, or (from far_blocks blocks, ~20 MB of blocks) one block
+    /// further ahead.
+    static constexpr std::uint32_t far_blocks = 8192;
+    block_requests block_requests_for() const noexcept {
+        if (!walks_cold()) return block_requests::none;
+        return sk_->list.node_count() >= far_blocks ? block_requests::ahead
+                                                    : block_requests::on_entry;
     }
 
     /// Position of record r in block b. Below walks_cold()'s 256 blocks the order array is
@@ -2082,7 +2116,7 @@ private:
         if (hi - lo > hop_limit) return rank_range(first, nth(hi), hi - lo);
         if (walks_cold()) first.block_.prefetch_block();
         const const_iterator last = iterator_after(first.id_, first.pos_, hi - lo);
-        first.request_blocks_ = false;
+        first.requests_ = block_requests::none;
         return rank_range(first, last, hi - lo);
     }
     /// The elements between two points walked highest first, LIMIT applied (its offset counts
@@ -2155,7 +2189,7 @@ private:
     reverse_range reverse_from(const const_iterator& first, size_type n) const noexcept {
         const_iterator last = iterator_after(first.id_, first.pos_, n);
         if (walks_cold() && first.id_ != 0 && first.id_ != last.id_) first.block_.prefetch_block();
-        last.request_blocks_ = false;
+        last.requests_ = block_requests::none;
         return reverse_range(const_reverse_iterator(last), const_reverse_iterator(first), n);
     }
     /// The iterator `steps` elements before point p (skiplist mode; at least `steps` elements
