@@ -252,9 +252,11 @@ public:
 
     // ---- iterators --------------------------------------------------------------------------
 
+private:
     /// How an iterator's walk requests the blocks it is about to read (see enter_block).
     enum class block_requests : std::uint8_t { none, on_entry, ahead };
 
+public:
     /// Bidirectional iterator over elements in (score, member) order. Dereferences to a
     /// reference (an element view) by value, so it is a proxy iterator.
     class const_iterator {
