@@ -3,7 +3,8 @@
 // Composition (each piece in its own header under detail/):
 //   * detail/block.hpp      — block: a slotted page of (score, member) records in one
 //                             allocation, in order through a 16-bit array of record refs.
-//   * detail/skiplist.hpp   — skiplist of blocks (a pool of 48-byte nodes): order.
+//   * detail/skiplist.hpp   — skiplist of blocks (a pool of 40-byte nodes, their block pointers
+//                             in an array beside it): order.
 //   * detail/rank_tree.hpp  — counted B+tree over the blocks: O(log n) rank and nth.
 //   * detail/hash_index.hpp — open-addressing member -> (node, record) index (skiplist mode).
 //
@@ -19,9 +20,9 @@
 // its own size limit too).
 //
 // Member lookups (ZSCORE, ZINCRBY, ZREM, ZRANK) in skiplist mode: the index entry is the exact
-// address of the member's record, so a hit reads one index slot and one record; a score update
-// that keeps the member in its block rewrites the score and shifts 2-byte order entries, and
-// the index is untouched. See docs/benchmarks.md for the measurements behind the layout.
+// address of the member's record, so a hit reads one index slot, the block pointer (an array
+// small enough to stay cached) and one record; a score update that keeps the member in its
+// block rewrites the score and shifts 2-byte order entries, and the index is untouched. See docs/benchmarks.md for the measurements behind the layout.
 //
 // Iterator invalidation: any insertion, erasure, score update or conversion may invalidate every
 // iterator, view and member string_view into the set. Lookups never do.

@@ -2,7 +2,8 @@
 //
 // Maps a member to the exact address of its record: (node id, ref) — the skiplist node whose
 // block holds the record and the record's ref in that block (see block.hpp). A hit therefore
-// reads one index slot and one record. The member itself is never stored here.
+// reads one index slot, the block pointer of that node id (skiplist.hpp keeps them in a small
+// array of their own) and one record. The member itself is never stored here.
 //
 // Layout: parallel arrays of slots in one allocation.
 //   keys:    u16 per slot, the only array a probe reads before it has a candidate. An entry
