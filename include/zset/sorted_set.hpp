@@ -22,7 +22,8 @@
 // Member lookups (ZSCORE, ZINCRBY, ZREM, ZRANK) in skiplist mode: the index entry is the exact
 // address of the member's record, so a hit reads one index slot, the block pointer (an array
 // small enough to stay cached) and one record; a score update that keeps the member in its
-// block rewrites the score and shifts 2-byte order entries, and the index is untouched. See docs/benchmarks.md for the measurements behind the layout.
+// block rewrites the score and shifts 2-byte order entries, and the index is untouched. See
+// docs/benchmarks.md for the measurements behind the layout.
 //
 // Iterator invalidation: any insertion, erasure, score update or conversion may invalidate every
 // iterator, view and member string_view into the set. Lookups never do.
