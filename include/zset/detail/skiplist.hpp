@@ -147,8 +147,6 @@ public:
     size_type node_count() const noexcept { return count_; }
     int level() const noexcept { return level_; }
     bool empty() const noexcept { return count_ == 0; }
-    /// The node array (nullptr while nothing is allocated).
-    const node* nodes() const noexcept { return nodes_; }
     node& at(node_id id) noexcept { return nodes_[id]; }
     const node& at(node_id id) const noexcept { return nodes_[id]; }
     node_id first() const noexcept { return nodes_ != nullptr ? nodes_[head_id].at(0).next : 0; }
