@@ -117,7 +117,8 @@ leg_asan-gcc() {
 # core, so the tests are split by file (Catch2's -#: [#test_ranges] is every test case of
 # tests/test_ranges.cpp) into two runs of about the same length, side by side: 114 s and 114 s
 # (three files, then the reduced model; the rest), where test_ranges in place of
-# test_random_draws ran 142 s and 125 s (both splits measured back to back, one hour).
+# test_random_draws ran 142 s and 125 s (both splits measured back to back, one hour). [far]
+# test cases (sets of more than 8,192 blocks, ~60 MB) run in the other legs only.
 valgrind_heavy_files=(test_alloc_failure test_random_draws test_dump_restore)
 
 leg_valgrind() {
@@ -128,7 +129,7 @@ leg_valgrind() {
     cmake --build "$dir" -j "$ZSET_JOBS" --target zset_tests || return 1
     local -a vg=(valgrind -q --error-exitcode=99 --leak-check=full
         --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect)
-    local tests="$dir/tests/zset_tests" f heavy="" others="~[soak]~[model]"
+    local tests="$dir/tests/zset_tests" f heavy="" others="~[soak]~[model]~[far]"
     for f in "${valgrind_heavy_files[@]}"; do
         heavy+="${heavy:+,}[#$f]~[soak]"
         others+="~[#$f]"
