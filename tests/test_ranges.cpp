@@ -194,8 +194,8 @@ TEST_CASE("walks and rank ranges over a set of many blocks match brute force", "
 // Walks over a set of more than 8,192 blocks (sorted_set::far_blocks) request each block one
 // block ahead of the walk (its records on entering the one before, its header two before):
 // every walk must still read exactly the elements in order, to the last block and back to the
-// first. 200,000 members of 250 bytes in random score order fill ~22 a block (~9,000 blocks;
-// 72,000 of them made 3,285). Tagged [far]: too large for the valgrind leg.
+// first. 200,000 members of 250 bytes in random score order fill ~21 a block (9,648 blocks,
+// counted once through the set's internals). Tagged [far]: too large for the valgrind leg.
 TEST_CASE("walks over more than 8192 blocks match brute force", "[ranges][far]") {
     constexpr int n = 200000;
     const auto name = [](int i) {
