@@ -492,6 +492,9 @@ TEST_CASE("model: string members, every threshold", "[model]") {
         {defaults, 3000, 200000, false, 6},
         {defaults, 3000, 120000, true, 7},  // equal scores: lex ranges
         {{0, 64}, 1500, 100000, true, 8},
+        // listpack blocks past the bucket table's 128 positions: parallel fingerprints, and the
+        // switch to them as the block grows (block.hpp, sorted_set::refingerprint_listpack)
+        {{300, 64}, 500, 100000, false, 9},
     };
     for (const auto& cfg : configs) {
         model_config scaled = cfg;

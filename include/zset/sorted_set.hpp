@@ -1021,8 +1021,9 @@ private:
         block_type b{};
         ref_type r = 0;
         node_id node = 0;
-        size_type slot = index_type::npos;  // skiplist mode
-        size_type pos = block_type::npos;   // listpack mode
+        size_type slot = index_type::npos;   // skiplist mode
+        size_type pos = block_type::npos;    // listpack mode
+        size_type entry = block_type::npos;  // listpack mode: the bucket table's entry, if any
         explicit operator bool() const noexcept { return bool(b); }
     };
 
@@ -1168,45 +1169,42 @@ private:
     /// 11 ns); a listpack lookup pays a call instead.
     ZSET_NOINLINE position locate_in_listpack(const probe& k) const noexcept {
         position out;
-        const size_type i = position_in_listpack(k);
-        if (i == block_type::npos) return out;
+        if (!lp_) return out;
+        const auto found = lp_.find_with_entry(
+            fingerprint_of(k.hash), [&](ref_type r) { return same_member(lp_, r, k.member); });
+        if (found.pos == block_type::npos) return out;
         out.b = lp_;
-        out.r = lp_.ref(i);
-        out.pos = i;
+        out.r = lp_.ref(found.pos);
+        out.pos = found.pos;
+        out.entry = found.entry;
         return out;
     }
-    /// find_score() in listpack mode. A member of at most 16 bytes in a block of at most 128
-    /// elements (the default thresholds): a miss ends at the fingerprint scan (16-bit
-    /// fingerprints: a false candidate 0.0015 times a miss at n = 100, so the branch is
-    /// predictable and no record is read); a hit compares its first candidate here, without a
-    /// call, as in skiplist mode; the rare further candidates go to score_at_candidates, other
-    /// members or blocks to score_in_listpack_scan. Measured alternative: every candidate in
-    /// score_at_candidates (a tail call) saved 7 instructions a miss and cost 10 a hit (callgrind,
-    /// bench/probes/lookup_cost.cpp 100: miss 122 / hit 200 against 129 / 190), in the suite
-    /// 4.8-5.3 / 9.3-9.6 ns against 5.2-5.4 / 8.6-8.9: hits kept on par with skiplist mode.
-    ZSET_NOINLINE bool score_in_listpack(key_view member, Score& out) const noexcept {
+    /// find_score() in listpack mode. A member of at most 16 bytes in a block with a bucket
+    /// table (at most 128 positions: the default thresholds): a miss ends at its bucket's
+    /// compare (a false candidate 2.4% of misses at n = 100); a hit compares its first candidate
+    /// here, as in skiplist mode; further candidates, longer buckets, other members and blocks
+    /// go to score_in_listpack_scan. Inlined into find_score: the table's lookup is short
+    /// enough that skiplist mode's lookups did not slow (callgrind, bench/probes/lookup_cost.cpp
+    /// 1000: hit 144 -> 146 instructions, miss 106 -> 106) while listpack mode's lost the call
+    /// (100: hit 117 -> 112, miss 99 -> 90; in the suite a miss 5.0 -> 4.7 ns, skiplist mode
+    /// 4.7). The fingerprint scan before the table could not be inlined (ZSCORE miss at 10^3 in
+    /// skiplist mode 7.4 -> 11 ns: its registers and frame).
+    ZSET_ALWAYS_INLINE bool score_in_listpack(key_view member, Score& out) const noexcept {
         if constexpr (byte_equality) {
-            if (lp_ && lp_.size() <= 128 && member.size() <= 16) {
-                const detail::byte_matches m =
-                    lp_.fingerprint_matches(fingerprint_of(hash_value(member)));
-                if (!m.any()) return false;
-                const ref_type r = lp_.ref(detail::first_match(m));
-                if (ZSET_LIKELY(lp_.short_bytes_equal(r, member))) {
-                    out = lp_.score_of(r);
-                    return true;
+            if (lp_ && lp_.has_table() && member.size() <= 16) {
+                const detail::bucket_table t = lp_.table();
+                const auto c = t.first_candidates(fingerprint_of(hash_value(member)));
+                if (c.mask == 0 && ZSET_LIKELY(c.end - c.first <= 16)) return false;
+                if (ZSET_LIKELY(c.mask != 0)) {
+                    const ref_type r = lp_.ref(t.position_at(c.first + detail::lowest_bit(c.mask)));
+                    if (ZSET_LIKELY(lp_.short_bytes_equal(r, member))) {
+                        out = lp_.score_of(r);
+                        return true;
+                    }
                 }
-                return score_at_candidates(member, detail::without_first_match(m), out);
             }
         }
         return score_in_listpack_scan(member, out);
-    }
-    ZSET_NOINLINE bool score_at_candidates(key_view member, detail::byte_matches m,
-                                           Score& out) const noexcept {
-        const size_type i = detail::first_accepted(
-            m, 0, [&](size_type at) { return same_member(lp_, lp_.ref(at), member); });
-        if (i == detail::no_match) return false;
-        out = lp_.score(i);
-        return true;
     }
     /// score_in_listpack() for any member and block: the score straight from the scan, without
     /// building a position (ZSCORE at n = 100, callgrind: 211 -> 183 instructions a hit, 181 ->
@@ -1360,18 +1358,37 @@ private:
     /// regrown. Strong guarantee.
     ZSET_NOINLINE void make_listpack_room(size_type units) {
         const Allocator& alloc = allocator();
-        const size_type cap =
-            lp_.size() < lp_.capacity() ? lp_.capacity() : block_type::grown(lp_.size() + 1);
+        const size_type cap = lp_.size() < lp_.capacity()
+                                  ? lp_.capacity()
+                                  : listpack_positions(block_type::grown(lp_.size() + 1));
         const size_type live = lp_.used() - lp_.garbage();
+        const bool had_table = lp_.has_table();
         if (lp_.garbage() == 0) {
             lp_ = block_type::regrow(alloc, lp_, cap, block_type::grown_area(live + units));
-            return;
+        } else {
+            block_type fresh =
+                block_type::create(alloc, cap, block_type::grown_area(live + units), true);
+            block_type::transfer(lp_, 0, lp_.size(), fresh,
+                                 [](key_view, Score, ref_type, ref_type) {});
+            block_type::destroy(alloc, lp_);
+            lp_ = fresh;
         }
-        block_type fresh =
-            block_type::create(alloc, cap, block_type::grown_area(live + units), true);
-        block_type::transfer(lp_, 0, lp_.size(), fresh, [](key_view, Score, ref_type, ref_type) {});
-        block_type::destroy(alloc, lp_);
-        lp_ = fresh;
+        if (had_table && !lp_.has_table()) refingerprint_listpack();
+    }
+
+    /// Positions for a listpack block that wants `wanted` (with growth room): no more than the
+    /// set may hold in listpack mode, so that a block of the default 128 keeps its bucket
+    /// table (block.hpp) instead of growing past it.
+    size_type listpack_positions(size_type wanted) const noexcept {
+        const size_type most = std::max<size_type>(opts_.max_listpack_entries, 1);
+        return std::min(wanted, std::max(most, size() + 1));
+    }
+
+    /// Gives every element of a block that left its bucket table its whole fingerprint (the
+    /// table kept 13 of its 16 bits). Never throws.
+    ZSET_NOINLINE void refingerprint_listpack() noexcept {
+        for (size_type i = 0; i < lp_.size(); ++i)
+            lp_.set_fingerprint(i, fingerprint_of(hash_value(lp_.member(i))));
     }
 
     typename list_type::limits skiplist_limits() const noexcept {
@@ -1440,7 +1457,7 @@ private:
     /// Removes a located element (index entry included). Never throws.
     void erase_found(const position& pos) noexcept {
         if (!skiplist_mode()) {
-            lp_.erase(allocator(), pos.pos, pos.pos + 1);
+            lp_.erase(allocator(), pos.pos, pos.pos + 1, pos.entry);
             if (lp_.empty()) release_listpack();
             return;
         }
@@ -1453,7 +1470,7 @@ private:
     void update_score(const probe& k, const position& pos, Score given) {
         if (!skiplist_mode()) {
             const Score s = stored_score(given, zset::encoding::listpack);
-            move_within(lp_, pos.pos, pos.r, s, k.member);
+            move_within(lp_, pos.pos, pos.r, s, k.member, pos.entry);
             return;
         }
         const Score s = given;
@@ -1483,13 +1500,14 @@ private:
 
     /// Gives the element at position i (record r) of block b the score s and moves it to its
     /// place within b. Precondition: its place is in b. Never throws.
-    void move_within(block_type b, size_type i, ref_type r, Score s, key_view m) noexcept {
+    void move_within(block_type b, size_type i, ref_type r, Score s, key_view m,
+                     size_type entry = block_type::npos) noexcept {
         // where (s, m) goes among the others: lower_bound counts the element itself when its old
         // key is below the new one
         size_type to = b.lower_bound(s, m, less_());
         if (to > i) --to;
         b.set_score_of(r, s);
-        b.move_position(i, to);
+        b.move_position(i, to, entry);
     }
 
     /// Does (s, m), the new key of the element at position i of node x, still belong in x?
@@ -1775,6 +1793,9 @@ private:
         if (skiplist_mode())
             at.slot = sk_->index.find_present(index_type::tag_of(hash_value(at.b.member_of(at.r))),
                                               address{at.node, at.r});
+        else if (lp_.has_table())  // its table entry from its hash: one bucket, not a search
+            at.entry = lp_.table().find_entry(fingerprint_of(hash_value(at.b.member_of(at.r))),
+                                              [&](size_type p) { return p == at.pos; });
         erase_found(at);
     }
     /// Appends an owning copy of e, its member built in place (no second copy through a
@@ -2287,7 +2308,8 @@ private:
         for (It it = first; it != last; ++it)
             units += block_type::units_for(key_view(element_member(*it)));
         block_type b =
-            block_type::create(alloc, built_positions(n, room), built_area(units, room), true);
+            block_type::create(alloc, std::max(listpack_positions(built_positions(n, room)), n),
+                               built_area(units, room), true);
         ZSET_TRY {
             fill_block(b, first, last, zset::encoding::listpack);
         }
@@ -2390,7 +2412,9 @@ private:
         if (!lp_) return true;
         if (lp_.empty() || !lp_.validate() || !lp_.fingerprinted()) return false;
         for (size_type i = 0; i < lp_.size(); ++i) {
-            if (lp_.fingerprint(i) != fingerprint_of(hash_value(lp_.member(i)))) return false;
+            if (lp_.fingerprint(i) !=
+                lp_.kept_fingerprint(fingerprint_of(hash_value(lp_.member(i)))))
+                return false;
             if constexpr (std::is_floating_point_v<Score>)
                 if (lp_.score(i) == Score(0) && std::signbit(lp_.score(i))) return false;
         }

@@ -3,7 +3,7 @@
 // A whole sorted set in listpack mode is one block; in skiplist mode every skiplist node owns
 // one. A block is one allocation:
 //
-//   [header][record area: `area` units][order: u16 x capacity][fingerprints: u16 x capacity]
+//   [header][record area: `area` units][order: u16 x capacity][member lookup]
 //
 // * Records never move inside their block. A record is addressed by its `ref`: its byte offset
 //   in the area (byte-string members) or its cell number (other members). The hash index
@@ -13,17 +13,21 @@
 //   member — 4-5 dependent cache misses at 10^6 members against a hash map's 2).
 // * `order` lists the refs in (score, member) order. Ranks, iteration and binary search go
 //   through it; inserting or erasing shifts 2 bytes per element, never the records.
-// * `fingerprints` (listpack mode only: skiplist mode has the hash index) hold 16 bits of each
-//   member's hash in order, so a lookup compares only the records whose fingerprint matches,
-//   16 at a time with SSE2 (two 8-lane compares). Why 16 bits: with 8, a miss at n = 100 met a
-//   false candidate 0.39 times, so whether it had one was a coin flip to branch on, and the scan
-//   tested the first candidate without that branch: every miss read the order array and a record
-//   after the scan. With 16 a miss meets one 0.0015 times and ends at the scan. The suite at n =
-//   100, the two builds alternated three rounds: ZSCORE hit 12.6-13.3 -> 8.6-8.9 ns (skiplist
-//   mode 8.4-8.9), miss 9.4-9.9 -> 5.2-5.4 (skiplist mode 4.5-4.6), score update 63-66 -> 60-61; 1
-//   byte a member more: 22.88 -> 23.84 bytes a member at 100 (the target is 24). A 256-bit
-//   "fingerprint present" filter in front of the 8-bit scan was tried (32 bytes): fewer
-//   instructions, no faster (docs/benchmarks.md, "Reverse ranges from their end").
+// * the member lookup (listpack mode only: skiplist mode has the hash index) finds a member by
+//   its hash. Up to bucket_table::max_positions (128) positions it is a bucket_table
+//   (bucket_table.hpp): a 2-byte entry a position, sorted into 16 buckets by the hash, plus 17
+//   bucket starts; a lookup compares one bucket's entries in one step. Larger blocks (listpack
+//   thresholds above 128) keep a 16-bit fingerprint beside each position instead, in order, and
+//   compare all of them 16 at a time. The table replaced those fingerprints at every size up to
+//   128 in 0.3 (docs/benchmarks.md, "A bucket table of ranked entries"): ZSCORE at n = 100 hit
+//   9.2 -> 7.4 ns, miss 5.3 -> 4.7 (skiplist mode 8.6 / 4.7), at 24.0 bytes a member against
+//   23.84 (the 17 starts). History of the fingerprints: with 8 bits, a miss at n = 100 met a
+//   false candidate 0.39 times, so whether it had one was a coin flip, and the scan tested the
+//   first candidate without that branch: every miss read the order array and a record after
+//   the scan. With 16 a miss met one 0.0015 times and ended at the scan (ZSCORE hit 12.6-13.3 ->
+//   8.6-8.9 ns, miss 9.4-9.9 -> 5.2-5.4). A 256-bit "fingerprint present" filter in front of
+//   the 8-bit scan was tried (32 bytes): fewer instructions, no faster (docs/benchmarks.md,
+//   "Reverse ranges from their end").
 //   Earlier alternatives, against the 8-bit scan: a hashed table in their place (a member in the
 //   less full of two 16-slot groups of control and position bytes, both groups read) measured
 //   faster than skiplist mode at n = 50-128 (ZSCORE at 100: hit 14.5 against 16.9 ns, miss 8.4
@@ -71,6 +75,7 @@
 #include <utility>
 
 #include "../common.hpp"
+#include "bucket_table.hpp"
 #include "scan.hpp"
 
 namespace zset {
@@ -131,7 +136,7 @@ private:
         std::uint16_t area;      // area units available
         std::uint16_t garbage;   // units of erased records below `used`
         std::uint16_t holes;     // first hole of the free list (no_hole: none)
-        std::uint8_t fingerprinted;
+        std::uint8_t lookup;     // a member_lookup
         std::uint8_t reserved;
     };
     struct alignas(std::max_align_t) unit {
@@ -160,9 +165,20 @@ private:
     static size_type order_offset(size_type area) noexcept {
         return align_up(records_offset + area * unit_bytes, alignof(std::uint16_t));
     }
-    static size_type total_bytes(size_type cap, size_type area, bool fingerprinted) noexcept {
-        return order_offset(area) + cap * sizeof(std::uint16_t) +
-               (fingerprinted ? cap * sizeof(fingerprint_type) : 0) + scan_slack;
+    /// How a block finds a member by its hash: not at all (skiplist mode, whose hash index
+    /// addresses the records), a bucket table (listpack mode up to bucket_table::max_positions
+    /// positions) or a fingerprint beside each position (larger listpack-mode blocks).
+    enum member_lookup : std::uint8_t { no_lookup, parallel_fingerprints, table_lookup };
+    static member_lookup lookup_for(size_type cap, bool fingerprinted) noexcept {
+        if (!fingerprinted) return no_lookup;
+        return cap <= bucket_table::max_positions ? table_lookup : parallel_fingerprints;
+    }
+    static size_type total_bytes(size_type cap, size_type area, member_lookup lookup) noexcept {
+        const size_type lookup_bytes =
+            lookup == no_lookup      ? 0
+            : lookup == table_lookup ? cap * sizeof(std::uint16_t) + bucket_table::starts_bytes
+                                     : cap * sizeof(fingerprint_type);
+        return order_offset(area) + cap * sizeof(std::uint16_t) + lookup_bytes + scan_slack;
     }
 
     header* h_;
@@ -204,8 +220,9 @@ public:
     static block create(const Allocator& alloc, size_type cap, size_type area, bool fingerprinted) {
         if (cap > max_positions || area > max_area) raise_length_error("zset: block too large");
         unit_allocator ua(alloc);
+        const member_lookup lookup = lookup_for(cap, fingerprinted);
         const size_type n_units =
-            align_up(total_bytes(cap, area, fingerprinted), sizeof(unit)) / sizeof(unit);
+            align_up(total_bytes(cap, area, lookup), sizeof(unit)) / sizeof(unit);
         unit* mem = unit_traits::allocate(ua, n_units);
         void* raw = mem;
         header* h = new (raw) header();
@@ -213,8 +230,10 @@ public:
         h->capacity = static_cast<std::uint16_t>(cap);
         h->area = static_cast<std::uint16_t>(area);
         h->holes = no_hole;
-        h->fingerprinted = fingerprinted ? 1 : 0;
-        return block(h);
+        h->lookup = lookup;
+        block b(h);
+        if (lookup == table_lookup) b.table().clear();
+        return b;
     }
 
     /// Releases every live record (out-of-line member bytes, member objects) and the block.
@@ -243,9 +262,7 @@ public:
                 std::memcpy(fresh.record(h), old.record(h), sizeof(ref_type));
         }
         std::memcpy(fresh.order(), old.order(), old.size() * sizeof(std::uint16_t));
-        if (old.fingerprinted())
-            std::memcpy(fresh.fingerprints(), old.fingerprints(),
-                        old.size() * sizeof(fingerprint_type));
+        copy_lookup(old, fresh);
         fresh.h_->node = old.h_->node;
         fresh.h_->size = old.h_->size;
         fresh.h_->used = old.h_->used;
@@ -288,7 +305,11 @@ public:
     size_type area() const noexcept { return h_->area; }
     size_type used() const noexcept { return h_->used; }
     size_type garbage() const noexcept { return h_->garbage; }
-    bool fingerprinted() const noexcept { return h_->fingerprinted != 0; }
+    bool fingerprinted() const noexcept { return h_->lookup != no_lookup; }
+    /// Does the block find members with a bucket_table (else by parallel fingerprints)?
+    bool has_table() const noexcept { return h_->lookup == table_lookup; }
+    /// The bucket table (has_table() blocks).
+    bucket_table table() const noexcept { return bucket_table(fingerprints(), h_->capacity); }
 
     std::uint16_t* order() const noexcept {
         return reinterpret_cast<std::uint16_t*>(base() + order_offset(h_->area));
@@ -297,7 +318,15 @@ public:
         return reinterpret_cast<fingerprint_type*>(order() + h_->capacity);
     }
     ref_type ref(size_type pos) const noexcept { return order()[pos]; }
-    fingerprint_type fingerprint(size_type pos) const noexcept { return fingerprints()[pos]; }
+    /// The fingerprint position pos keeps (of a table block: its kept bits). O(size) in a
+    /// table block.
+    fingerprint_type fingerprint(size_type pos) const noexcept {
+        return has_table() ? table().fingerprint_of_position(size(), pos) : fingerprints()[pos];
+    }
+    /// The bits of fp that fingerprint() gives back.
+    fingerprint_type kept_fingerprint(fingerprint_type fp) const noexcept {
+        return has_table() ? bucket_table::kept_fingerprint(fp) : fp;
+    }
 
     ZSET_ALWAYS_INLINE Score score_of(ref_type r) const noexcept {
         Score s;
@@ -350,18 +379,27 @@ public:
     // ---- searching ------------------------------------------------------------------------
 
     /// Position of the element whose record satisfies is_member(ref), or npos (fingerprinted
-    /// blocks only). Tests the records whose fingerprint matches (and, in a block of at most
-    /// 128 elements, possibly one more: see find_byte_match).
+    /// blocks only). Tests the records whose fingerprint matches.
     template <class IsMember>
     ZSET_ALWAYS_INLINE size_type find(fingerprint_type fp, const IsMember& is_member) const {
         static_assert(npos == no_match, "find_u16_match's no_match must be npos");
-        return find_u16_match(fingerprints(), size(), fp,
-                              [&](size_type i) ZSET_LAMBDA_INLINE { return is_member(ref(i)); });
+        return find_with_entry(fp, is_member).pos;
     }
-
-    /// The positions whose fingerprint is fp (fingerprinted blocks of at most 128 elements).
-    ZSET_ALWAYS_INLINE byte_matches fingerprint_matches(fingerprint_type fp) const noexcept {
-        return match_u16x128(fingerprints(), size(), fp);
+    /// find()'s position, and in a table block the table entry that holds it (else npos), which
+    /// erase() and move_position() take to skip searching for it.
+    struct found_at {
+        size_type pos, entry;
+    };
+    template <class IsMember>
+    ZSET_ALWAYS_INLINE found_at find_with_entry(fingerprint_type fp,
+                                                const IsMember& is_member) const {
+        const auto accept = [&](size_type i) ZSET_LAMBDA_INLINE { return is_member(ref(i)); };
+        if (has_table()) {
+            const bucket_table t = table();
+            const size_type entry = t.find_entry(fp, accept);
+            return {entry == no_match ? npos : t.position_at(entry), entry};
+        }
+        return {find_u16_match(fingerprints(), size(), fp, accept), npos};
     }
 
     /// Whether a search expects the block in cache; a cold search first requests the whole
@@ -579,7 +617,9 @@ public:
         std::uint16_t* o = order();
         std::memmove(o + pos + 1, o + pos, (n - pos) * sizeof *o);
         o[pos] = r;
-        if (fingerprinted()) {
+        if (has_table()) {
+            table().insert(n, pos, fp);
+        } else if (fingerprinted()) {
             fingerprint_type* f = fingerprints();
             std::memmove(f + pos + 1, f + pos, (n - pos) * sizeof *f);
             f[pos] = fp;
@@ -588,8 +628,9 @@ public:
     }
 
     /// Moves the element at position `from` to position `to` (positions after the move),
-    /// shifting the others. Its record stays where it is. Never throws.
-    void move_position(size_type from, size_type to) noexcept {
+    /// shifting the others. Its record stays where it is. `entry`: its table entry if known
+    /// (find_with_entry), else npos. Never throws.
+    void move_position(size_type from, size_type to, size_type entry = npos) noexcept {
         const auto move_one = [&](auto* a) {
             const auto moving = a[from];
             if (to > from)
@@ -599,13 +640,18 @@ public:
             a[to] = moving;
         };
         move_one(order());
-        if (fingerprinted()) move_one(fingerprints());
+        if (has_table())
+            table().move(size(), from, to, entry);
+        else if (fingerprinted())
+            move_one(fingerprints());
     }
 
-    /// Removes positions [first, last) and releases their records. Never throws.
-    void erase(const Allocator& alloc, size_type first, size_type last) noexcept {
+    /// Removes positions [first, last) and releases their records. `entry`: the table entry
+    /// of a single position if known (find_with_entry), else npos. Never throws.
+    void erase(const Allocator& alloc, size_type first, size_type last,
+               size_type entry = npos) noexcept {
         for (size_type i = first; i < last; ++i) release_record(alloc, ref(i));
-        forget(first, last);
+        forget(first, last, entry);
     }
 
     /// Appends the records at positions [first, last) of `src` to the end of `dst` (area and
@@ -614,6 +660,14 @@ public:
     /// Precondition: dst has room. Never throws.
     template <class Moved>
     static void transfer(block src, size_type first, size_type last, block dst, Moved&& moved) {
+        // a table block's fingerprints by position, read in one pass (fingerprint() searches)
+        fingerprint_type by_position[bucket_table::max_positions];
+        const bool carry = src.fingerprinted() && dst.fingerprinted();
+        if (carry && src.has_table()) src.table().fingerprints_by_position(src.size(), by_position);
+        const auto fingerprint_at = [&](size_type i) -> fingerprint_type {
+            if (!carry) return 0;
+            return src.has_table() ? by_position[i] : src.fingerprints()[i];
+        };
         for (size_type i = first; i < last; ++i) {
             const ref_type from = src.ref(i);
             const auto to = static_cast<ref_type>(dst.h_->used);
@@ -627,13 +681,13 @@ public:
                 src.member_ptr(from)->~Member();
             }
             dst.h_->used = static_cast<std::uint16_t>(dst.h_->used + units);
-            dst.link(dst.size(), to, src.fingerprinted() ? src.fingerprint(i) : 0);
+            dst.link(dst.size(), to, fingerprint_at(i));
             moved(dst.member_of(to), dst.score_of(to), from, to);
         }
         src.forget(first, last);
     }
 
-    /// Sets the fingerprint of position pos (fingerprinted blocks). Never throws.
+    /// Sets the fingerprint of position pos (blocks with parallel fingerprints). Never throws.
     void set_fingerprint(size_type pos, fingerprint_type fp) noexcept { fingerprints()[pos] = fp; }
 
     /// Checks the block's own invariants: refs in range and distinct, live units + garbage ==
@@ -652,6 +706,9 @@ public:
             live += u;
         }
         if (live + h_->garbage != h_->used) return false;
+        if (has_table() &&
+            (h_->capacity > bucket_table::max_positions || !table().validate(size())))
+            return false;
         size_type in_holes = 0, count = 0;
         for (ref_type h = h_->holes; h != no_hole; h = next_hole(h)) {
             if (h >= h_->used || ++count > h_->used) return false;
@@ -661,6 +718,23 @@ public:
     }
 
 private:
+    /// Gives `to` (empty of lookup entries, at least old's capacity) old's member lookup. A
+    /// table block grown into parallel fingerprints keeps the table's 13 bits a fingerprint
+    /// (the set re-fingerprints it: sorted_set::make_listpack_room).
+    static void copy_lookup(block old, block to) noexcept {
+        const size_type n = old.size();
+        if (!old.fingerprinted() || !to.fingerprinted()) return;
+        if (old.has_table() && to.has_table()) {
+            old.table().copy_to(to.table(), n);
+        } else if (old.has_table()) {
+            old.table().fingerprints_by_position(n, to.fingerprints());
+        } else if (to.has_table()) {
+            for (size_type i = 0; i < n; ++i) to.table().insert(i, i, old.fingerprints()[i]);
+        } else {
+            std::memcpy(to.fingerprints(), old.fingerprints(), n * sizeof(fingerprint_type));
+        }
+    }
+
     Member* member_ptr(ref_type r) const noexcept {
         return reinterpret_cast<Member*>(record(r) + member_offset);
     }
@@ -686,7 +760,7 @@ private:
 
     /// Removes positions [first, last) whose records were released or moved away: their units
     /// become garbage (or shrink `used` when a record ends it). Never throws.
-    void forget(size_type first, size_type last) noexcept {
+    void forget(size_type first, size_type last, size_type entry = npos) noexcept {
         if (first >= last) return;
         for (size_type i = first; i < last; ++i) {
             const ref_type r = ref(i);
@@ -702,7 +776,12 @@ private:
         const size_type n = size();
         std::uint16_t* o = order();
         std::memmove(o + first, o + last, (n - last) * sizeof *o);
-        if (fingerprinted()) {
+        if (has_table()) {
+            if (last == first + 1)
+                table().erase_one(n, first, entry);
+            else
+                table().erase_range(n, first, last);
+        } else if (fingerprinted()) {
             fingerprint_type* f = fingerprints();
             std::memmove(f + first, f + last, (n - last) * sizeof *f);
         }
