@@ -103,7 +103,8 @@ std::uint16_t some_fingerprint(std::mt19937& rng, unsigned spread) {
 TEST_CASE("bucket_table keeps every position's fingerprint through random changes",
           "[bucket_table]") {
     std::mt19937 rng(7);
-    for (const std::size_t cap : {1, 2, 7, 8, 9, 15, 16, 17, 24, 63, 64, 65, 100, 127, 128}) {
+    const std::size_t capacities[] = {1, 2, 7, 8, 9, 15, 16, 17, 24, 63, 64, 65, 100, 127, 128};
+    for (const std::size_t cap : capacities) {
         for (const unsigned spread : {1u, 3u, 16u}) {
             INFO("capacity " << cap << ", spread " << spread);
             checked_table t(cap);
