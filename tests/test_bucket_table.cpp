@@ -67,7 +67,7 @@ struct checked_table {
         const std::size_t n = size();
         REQUIRE(table().validate(n));
         std::vector<std::uint16_t> by_position(n, 0);
-        table().fingerprints_by_position(n, by_position.data());
+        table().fingerprints_by_position(by_position.data());
         REQUIRE(by_position == model);
         for (std::size_t pos = 0; pos < n; ++pos) {
             REQUIRE(table().fingerprint_of_position(n, pos) == model[pos]);

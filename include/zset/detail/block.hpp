@@ -663,7 +663,7 @@ public:
         // a table block's fingerprints by position, read in one pass (fingerprint() searches)
         fingerprint_type by_position[bucket_table::max_positions];
         const bool carry = src.fingerprinted() && dst.fingerprinted();
-        if (carry && src.has_table()) src.table().fingerprints_by_position(src.size(), by_position);
+        if (carry && src.has_table()) src.table().fingerprints_by_position(by_position);
         const auto fingerprint_at = [&](size_type i) -> fingerprint_type {
             if (!carry) return 0;
             return src.has_table() ? by_position[i] : src.fingerprints()[i];
@@ -727,7 +727,7 @@ private:
         if (old.has_table() && to.has_table()) {
             old.table().copy_to(to.table(), n);
         } else if (old.has_table()) {
-            old.table().fingerprints_by_position(n, to.fingerprints());
+            old.table().fingerprints_by_position(to.fingerprints());
         } else if (to.has_table()) {
             for (size_type i = 0; i < n; ++i) to.table().insert(i, i, old.fingerprints()[i]);
         } else {

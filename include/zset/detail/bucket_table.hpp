@@ -111,12 +111,11 @@ public:
         return fingerprint_from(bucket_holding(at), entries_[at]);
     }
 
-    /// Writes the kept fingerprint of every position [0, n) to out[position].
-    void fingerprints_by_position(std::size_t n, std::uint16_t* out) const noexcept {
+    /// Writes the kept fingerprint of every position to out[position].
+    void fingerprints_by_position(std::uint16_t* out) const noexcept {
         for (unsigned b = 0; b < bucket_count; ++b)
             for (std::size_t at = starts_[b]; at < starts_[b + 1]; ++at)
                 out[position_at(at)] = fingerprint_from(b, entries_[at]);
-        (void)n;
     }
 
     /// Starts ordered and ending at n, and the positions a permutation of [0, n).
@@ -178,7 +177,6 @@ public:
             }
         }
         starts_[bucket_count] = static_cast<std::uint8_t>(kept);
-        (void)n;
     }
 
     /// The element at position `from` (entry `at` if known, else no_match) moves to position
