@@ -1186,7 +1186,7 @@ private:
     /// go to score_in_listpack_scan. Inlined into find_score: the table's lookup is short
     /// enough that skiplist mode's lookups did not slow (callgrind, bench/probes/lookup_cost.cpp
     /// 1000: hit 144 -> 146 instructions, miss 106 -> 106) while listpack mode's lost the call
-    /// (100: hit 117 -> 112, miss 99 -> 90; in the suite a miss 5.0 -> 4.7 ns, skiplist mode
+    /// (100: hit 117 -> 110, miss 99 -> 88; in the suite a miss 5.0 -> 4.7 ns, skiplist mode
     /// 4.7). The fingerprint scan before the table could not be inlined (ZSCORE miss at 10^3 in
     /// skiplist mode 7.4 -> 11 ns: its registers and frame).
     ZSET_ALWAYS_INLINE bool score_in_listpack(key_view member, Score& out) const noexcept {
@@ -1385,7 +1385,7 @@ private:
     }
 
     /// Gives every element of a block that left its bucket table its whole fingerprint (the
-    /// table kept 13 of its 16 bits). Never throws.
+    /// table kept 12 of its 16 bits). Never throws.
     ZSET_NOINLINE void refingerprint_listpack() noexcept {
         for (size_type i = 0; i < lp_.size(); ++i)
             lp_.set_fingerprint(i, fingerprint_of(hash_value(lp_.member(i))));

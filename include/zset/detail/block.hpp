@@ -719,7 +719,7 @@ public:
 
 private:
     /// Gives `to` (empty of lookup entries, at least old's capacity) old's member lookup. A
-    /// table block grown into parallel fingerprints keeps the table's 13 bits a fingerprint
+    /// table block grown into parallel fingerprints keeps the table's 12 bits a fingerprint
     /// (the set re-fingerprints it: sorted_set::make_listpack_room).
     static void copy_lookup(block old, block to) noexcept {
         const size_type n = old.size();
