@@ -50,7 +50,7 @@ struct checked_table {
         model.erase(model.begin() + static_cast<std::ptrdiff_t>(pos));
     }
     void erase(std::size_t first, std::size_t last) {
-        table().erase_range(size(), first, last);
+        table().erase_range(first, last);
         model.erase(model.begin() + static_cast<std::ptrdiff_t>(first),
                     model.begin() + static_cast<std::ptrdiff_t>(last));
     }

@@ -780,7 +780,7 @@ private:
             if (last == first + 1)
                 table().erase_one(n, first, entry);
             else
-                table().erase_range(n, first, last);
+                table().erase_range(first, last);
         } else if (fingerprinted()) {
             fingerprint_type* f = fingerprints();
             std::memmove(f + first, f + last, (n - last) * sizeof *f);

@@ -159,11 +159,8 @@ public:
     }
 
     /// Removes the entries of positions [first, last); the elements after them move down.
-    void erase_range(std::size_t n, std::size_t first, std::size_t last) noexcept {
-        if (last == first + 1) {
-            erase_one(n, first);
-            return;
-        }
+    /// One pass over the buckets; block::forget sends a single position to erase_one instead.
+    void erase_range(std::size_t first, std::size_t last) noexcept {
         const std::size_t gone = last - first;
         std::size_t kept = 0, at = 0;
         for (unsigned b = 0; b < bucket_count; ++b) {
