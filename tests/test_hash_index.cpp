@@ -29,10 +29,6 @@ record_address address_of(std::uint32_t k) {
     return record_address{k + 1, static_cast<std::uint16_t>(k)};
 }
 
-bool dead(std::uint32_t t) {
-    return t != 0 && (t & 1u) == 0;
-}
-
 }  // namespace
 
 TEST_CASE("hash_index: an erase leaves a tombstone only where a displaced entry follows",
@@ -45,31 +41,66 @@ TEST_CASE("hash_index: an erase leaves a tombstone only where a displaced entry 
 
     // slot 1: slot 2 holds an entry displaced from home 1, so the run must stay unbroken
     index.erase_slot(1);
-    CHECK(dead(index.tag_at(1)));
-    CHECK(index.tag_at(1) == tag_at_home(1, 0) - 1);
+    CHECK(index.tombstone_at(1));
+    CHECK(index.tag_at(1) == tag_at_home(1, 0));
     CHECK(index.first_match(tag_at_home(1, 0)) == index_type::npos);
     CHECK(index.first_match(tag_at_home(1, 4)) == 5);  // found across the tombstone
     CHECK(index.validate());
 
     // slot 5 ends the run: emptied, not a tombstone
     index.erase_slot(5);
-    CHECK(index.tag_at(5) == 0);
+    CHECK(index.empty_at(5));
     // slot 3: slot 4 is displaced too, a tombstone
     index.erase_slot(3);
-    CHECK(dead(index.tag_at(3)));
+    CHECK(index.tombstone_at(3));
     CHECK(index.validate());
     CHECK(index.size() == 2);
 
     // slot 4 now ends the run: emptied, and the tombstone before it goes with it
     index.erase_slot(4);
-    CHECK(index.tag_at(4) == 0);
-    CHECK(index.tag_at(3) == 0);
-    CHECK(dead(index.tag_at(1)));  // slot 2 is still live and displaced
+    CHECK(index.empty_at(4));
+    CHECK(index.empty_at(3));
+    CHECK(index.tombstone_at(1));  // slot 2 is still live and displaced
     CHECK(index.validate());
 
     // the last live entry: its slot and the tombstone before it are emptied
     index.erase_slot(2);
-    for (std::uint32_t slot = 0; slot < 8; ++slot) CHECK(index.tag_at(slot) == 0);
+    for (std::uint32_t slot = 0; slot < 8; ++slot) CHECK(index.empty_at(slot));
+    CHECK(index.size() == 0);
+    CHECK(index.validate());
+}
+
+TEST_CASE("hash_index: a lookup passes tombstones of its key and stops at its first live entry",
+          "[hash_index]") {
+    index_type index;
+    // an index without slots answers from its shared empty keys
+    CHECK(index.first_candidate(tag_at_home(1, 0)) == index_type::npos);
+    CHECK(index.first_match(0xffffffffu) == index_type::npos);
+    // five entries with home 1 and one key (their tags differ below the key's bits): slots 1..5
+    for (std::uint32_t k = 0; k < 5; ++k) index.insert(tag_at_home(1, k), address_of(k));
+    // a tag with home 1 and another key (one more 7-bit fraction step): no candidate at all
+    const std::uint32_t other_key = tag_at_home(1, 0) | (1u << 21);
+    CHECK(index.first_candidate(other_key) == index_type::npos);
+    CHECK(index.first_candidate(tag_at_home(1, 3)) == 1);  // the stretch's first live entry
+    index.erase_slot(1);
+    index.erase_slot(2);
+    REQUIRE(index.tombstone_at(1));
+    REQUIRE(index.tombstone_at(2));
+    // the tombstones sort below the key: the candidate is the first live entry after them
+    CHECK(index.first_candidate(tag_at_home(1, 0)) == 3);
+    CHECK(index.first_match(tag_at_home(1, 0)) == index_type::npos);  // its low bits differ
+    CHECK(index.first_match(tag_at_home(1, 3)) == 4);
+    CHECK(index.match_at_or_after(3, tag_at_home(1, 4)) == 5);
+    // an insert still sees the whole stretch: the erased tag takes its own tombstone back
+    index.insert(tag_at_home(1, 1), address_of(9));
+    CHECK(index.find_exact(tag_at_home(1, 1), address_of(9)) == 2);
+    CHECK(index.validate());
+    for (const std::size_t slot : {std::size_t{2}, std::size_t{3}, std::size_t{4}})
+        index.erase_slot(slot);
+    // only tombstones and one entry of the key left, then none
+    CHECK(index.first_candidate(tag_at_home(1, 0)) == 5);
+    index.erase_slot(5);
+    CHECK(index.first_candidate(tag_at_home(1, 0)) == index_type::npos);
     CHECK(index.size() == 0);
     CHECK(index.validate());
 }
@@ -81,9 +112,9 @@ TEST_CASE("hash_index: an entry followed by one at its own home is emptied", "[h
     index.insert(tag_at_home(4, 1), address_of(2));  // slot 5, displaced from 4
     REQUIRE(index.first_match(tag_at_home(4, 1)) == 5);
     index.erase_slot(3);
-    CHECK(index.tag_at(3) == 0);
+    CHECK(index.empty_at(3));
     index.erase_slot(4);  // slot 5 is displaced: a tombstone
-    CHECK(dead(index.tag_at(4)));
+    CHECK(index.tombstone_at(4));
     CHECK(index.find_exact(tag_at_home(4, 1), address_of(2)) == 5);
     // the same tag inserted again takes its tombstone back
     index.insert(tag_at_home(4, 0), address_of(7));
@@ -101,10 +132,9 @@ TEST_CASE("hash_index: random inserts and erases against a model", "[hash_index]
         for (int step = 0; step < 20000; ++step) {
             const bool add = model.empty() || rng() % 100 < (step < 10000 ? 60u : 40u);
             if (add) {
-                // few distinct tags when tag_bits is small: entries share tags
-                const auto tag = static_cast<std::uint32_t>(
-                    ((rng() >> (32 - tag_bits)) << (32 - tag_bits)) | 1u | (rng() % 2 ? 2u : 0u));
-                const std::uint32_t live = tag == 1 ? 3u : tag;
+                // few distinct tags when tag_bits is small: entries share tags (0 and 1 too)
+                const auto live = static_cast<std::uint32_t>(
+                    ((rng() >> (32 - tag_bits)) << (32 - tag_bits)) | (rng() % 4));
                 const record_address a = address_of(next_id++ % index_type::max_node);
                 index.insert(live, a);
                 model.emplace_back(live, a);

@@ -1093,24 +1093,29 @@ private:
 
     /// score()'s lookup: stores the member's score in `out` and returns true, or returns false.
     /// A miss almost always ends at the index probe (no slot whose key matches: ~99% of
-    /// misses), and a hit on a member of 16 bytes or fewer at the first candidate, compared
-    /// here without a call; longer members (a memcmp call) and further candidates go to
-    /// score_from_slot, so this part needs no frame for values live across a call (callgrind,
-    /// ZSCORE at 10^3: a miss 119 -> 107 instructions, a hit 173 -> 144; with every compare
-    /// out of line a hit took 191, and 15-20% longer at 10^6, where fewer lookups then fit in
-    /// the reorder buffer to overlap their cache misses).
+    /// misses), and a hit on a member of 16 bytes or fewer at the first candidate, its record
+    /// read in one load and the member compared here without a call; longer members (a memcmp
+    /// call) and further candidates go to score_from_slot, so this part needs no frame for
+    /// values live across a call (callgrind, ZSCORE at 10^3: a miss 119 -> 107 instructions, a
+    /// hit 173 -> 144; with every compare out of line a hit took 191, and 15-20% longer at
+    /// 10^6, where fewer lookups then fit in the reorder buffer to overlap their cache misses;
+    /// with the probe's candidate from its equal-key lanes and the one-load record, 105 and
+    /// 81.5).
     bool find_score(key_view member, Score& out) const noexcept {
         if (!ZSET_LIKELY(skiplist_mode())) return score_in_listpack(member, out);
         const std::uint32_t tag = index_type::tag_of(hash_value(member));
-        const size_type slot = sk_->index.first_match(tag);
+        const size_type slot = sk_->index.first_candidate(tag);
         if (slot == index_type::npos) return false;
         if constexpr (byte_equality) {
-            if (member.size() <= 16) {  // the first candidate compared here, without a call
-                const address a = sk_->index.address(slot);
-                const block_type b = sk_->list.block_of(a.node);
-                if (ZSET_LIKELY(b.short_bytes_equal(a.ref, member))) {
-                    out = b.score_of(a.ref);
-                    return true;
+            if (member.size() <= 16) {
+                const std::uint64_t record = sk_->index.record(slot);
+                if (ZSET_LIKELY(index_type::record_has_tag(record, tag))) {
+                    const address a = index_type::address_in(record);
+                    const block_type b = sk_->list.block_of(a.node);
+                    if (ZSET_LIKELY(b.short_bytes_equal(a.ref, member))) {
+                        out = b.score_of(a.ref);
+                        return true;
+                    }
                 }
             }
         }
@@ -1118,7 +1123,7 @@ private:
     }
     ZSET_NOINLINE bool score_from_slot(key_view member, std::uint32_t tag, size_type slot,
                                        Score& out) const noexcept {
-        const position pos = locate_from_slot(member, tag, slot);
+        const position pos = locate_from_slot(member, tag, sk_->index.match_at_or_after(slot, tag));
         if (!pos) return false;
         out = pos.b.score_of(pos.r);
         return true;

@@ -58,6 +58,17 @@ inline std::uint64_t load_u64(const unsigned char* p) noexcept {
     return v;
 }
 
+/// Loads 8 bytes as a little-endian integer whatever the host's byte order (for layouts written
+/// byte by byte and read as one integer).
+inline std::uint64_t load_le64(const unsigned char* p) noexcept {
+    std::uint64_t v = load_u64(p);
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) &&                                    \
+    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    return v;
+}
+
 inline std::uint64_t load_u32(const unsigned char* p) noexcept {
     std::uint32_t v;
     std::memcpy(&v, p, sizeof v);

@@ -2,15 +2,17 @@
 //
 // Maps a member to the exact address of its record: (node id, ref) — the skiplist node whose
 // block holds the record and the record's ref in that block (see block.hpp). A hit therefore
-// reads one index slot, the block pointer of that node id (skiplist.hpp keeps them in a small
-// array of their own) and one record. The member itself is never stored here.
+// reads one index key, one index record, the block pointer of that node id (skiplist.hpp keeps
+// them in a small array of their own) and one element record; a miss reads the keys only. The
+// member itself is never stored here.
 //
 // Layout: parallel arrays of slots in one allocation.
 //   keys:    u16 per slot, the only array a probe reads before it has a candidate. An entry
 //            d slots past its home stores (254 - d) << 8 | f << 1 | live, f being the 7 bits of
 //            tag * capacity just below the home's; 0xffff is an empty slot, a key with its live
 //            bit cleared a tombstone;
-//   records: 7 bytes per slot: the tag's low 16 bits, node id (24 bits) and ref (16 bits);
+//   records: 7 bytes per slot: the tag's low 16 bits, ref (16 bits) and node id (24 bits),
+//            read as one little-endian 8-byte load (a padding byte follows the last);
 //   third tag bytes: bits 16-23 of the tag, in tables of under 512 slots only (see below).
 // 9 bytes a slot in all, as the former 4-byte tags + 5-byte refs; growth fills the table to
 // 7/8 and grows it by 1/8, so the load stays within 0.78-0.875 and the index costs 10.3-11.6
@@ -37,13 +39,17 @@
 // f << 1 | 1 (an earlier home means a larger distance, so a smaller high byte; the same home
 // compares the 7 fraction bits, and only entries with equal keys, ~1 in 150 misses, need their
 // records read). That buys:
-//   * a probe compares keys only and stops at the first not below its own wanted key, 16 slots
-//     per SIMD step (two 8-lane compares against wanted keys that fall by 256 a slot): no
+//   * a probe compares keys only, 16 slots per SIMD step (two 8-lane compares against wanted
+//     keys that fall by 256 a slot): the first key equal to the wanted one is the candidate,
+//     and a key not below it with none equal before ends a miss (see first_with_key): no
 //     loop-exit branch to mispredict at 7/8 load (a scalar loop mispredicted 0.84 times per
-//     lookup, callgrind --branch-sim). Per lookup in a 10^3-member set (callgrind,
-//     bench/probes/lookup_cost.cpp): a miss 119 instructions (4-byte tags: 116), a hit 173
-//     (158), under 0.01 mispredicted branches either way. Measured alternative: starting the
-//     steps on a 64-byte boundary made a miss 2 ns slower in cache (with the 4-byte tags);
+//     lookup, callgrind --branch-sim), no key read twice. Per ZSCORE in a 10^3-member set
+//     (callgrind, bench/probes/lookup_cost.cpp, with the benchmark loop): a hit 105
+//     instructions, a miss 81.5, under 0.01 mispredicted branches either way (the Redis-style
+//     peer: 122 and 66). Before, the probe found the first key not below the wanted one and a
+//     scalar loop read the keys again from there, and the record's fields took two loads and
+//     five shifts: 146 and 106. Measured alternative: starting the steps on a 64-byte boundary
+//     made a miss 2 ns slower in cache (with the 4-byte tags);
 //   * growth is one sequential pass (entries are already in order; no member is re-hashed);
 //   * the entries whose tags lie in [t0, t1] are one contiguous stretch, which makes the ZSCAN
 //     cursor (a tag) exact while the table grows or shrinks.
@@ -90,6 +96,7 @@
 // The 2-byte keys keep the order the 1-byte control array lacked in the bytes it saves.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -99,6 +106,7 @@
 #include "../common.hpp"
 #include "allocator_holder.hpp"
 #include "block.hpp"
+#include "hash.hpp"
 #include "scan.hpp"
 
 namespace zset {
@@ -147,8 +155,8 @@ public:
 
     /// Frees the table. Never throws.
     void release() noexcept {
-        if (mem_ != nullptr) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
-        mem_ = nullptr;
+        if (capacity_ != 0) word_traits::deallocate(alloc(), mem_, words_for(capacity_));
+        mem_ = no_slots();
         capacity_ = 0;
         records_at_ = 0;
         tombstones_ = 0;
@@ -167,14 +175,13 @@ public:
     size_type size() const noexcept { return size_; }
     size_type capacity() const noexcept { return capacity_; }
     size_type memory_usage() const noexcept {
-        return mem_ == nullptr ? 0 : words_for(capacity_) * sizeof(std::uint32_t);
+        return capacity_ == 0 ? 0 : words_for(capacity_) * sizeof(std::uint32_t);
     }
 
-    /// The tag of a hash: its high 32 bits, odd (bit 0 marks a live entry; an erased entry
-    /// keeps its tag minus one as a tombstone, so runs stay ordered by tag | 1) and at least 3.
+    /// The tag of a hash: its high 32 bits (a tombstone is marked in its key, so every value
+    /// is a tag).
     static std::uint32_t tag_of(std::uint64_t hash) noexcept {
-        const auto t = static_cast<std::uint32_t>(hash >> 32) | 1u;
-        return t == 1 ? 3 : t;
+        return static_cast<std::uint32_t>(hash >> 32);
     }
 
     /// Makes room for `n` entries without further growth (barring a run overflowing, which
@@ -205,10 +212,21 @@ public:
     /// next_match, walks the candidates for a member. In a table of under 512 slots an entry
     /// of another tag with the same key and low 16 bits is a candidate too (see has_tag).
     ZSET_ALWAYS_INLINE size_type first_match(std::uint32_t tag) const noexcept {
-        if (size_ == 0) return npos;
         const size_type h = home(tag);
         const std::uint32_t at_home = key_at_home(tag);
-        return match_from(first_not_below(keys(), h, at_home), h, at_home, tag);
+        const size_type first = first_with_key(keys(), h, at_home);
+        return first == npos ? npos : match_from(first, h, at_home, tag);
+    }
+    /// A lookup's first step, for callers that settle the common case inline: the slot of the
+    /// first live entry whose key is the tag's (a candidate, which the record's low tag bits
+    /// confirm or not; match_at_or_after(slot, tag) goes on from it), or npos (~99% of misses
+    /// end here, having read no record).
+    ZSET_ALWAYS_INLINE size_type first_candidate(std::uint32_t tag) const noexcept {
+        return first_with_key(keys(), home(tag), key_at_home(tag));
+    }
+    /// The first slot at or after `slot` holding a live entry with this tag, or npos.
+    size_type match_at_or_after(size_type slot, std::uint32_t tag) const noexcept {
+        return match_from(slot, home(tag), key_at_home(tag), tag);
     }
     /// The next slot after `slot` holding a live entry with this tag, or npos.
     size_type next_match(size_type slot, std::uint32_t tag) const noexcept {
@@ -239,27 +257,37 @@ public:
     }
 
     ZSET_ALWAYS_INLINE record_address address(size_type slot) const noexcept {
-        const unsigned char* r = records() + slot * record_bytes + 2;
-        std::uint32_t low;
-        std::memcpy(&low, r, sizeof low);
-        const std::uint32_t high = r[4];
-        return record_address{low & max_node,
-                              static_cast<std::uint16_t>((low >> 24) | (high << 8))};
+        return address_in(record(slot));
     }
-    /// The tag in `slot`: 0 when empty, the tag minus one for a tombstone.
+    /// The record in `slot` as one integer: bits 0-15 the tag's low bits, 16-31 the ref, 32-55
+    /// the node id (one 8-byte load: a byte of padding follows the last record).
+    ZSET_ALWAYS_INLINE std::uint64_t record(size_type slot) const noexcept {
+        return load_le64(records() + slot * record_bytes);
+    }
+    ZSET_ALWAYS_INLINE static record_address address_in(std::uint64_t record) noexcept {
+        return record_address{static_cast<std::uint32_t>(record >> 32) & max_node,
+                              static_cast<std::uint16_t>(record >> 16)};
+    }
+    /// Whether a record may belong to an entry with this tag (its low 16 bits agree).
+    ZSET_ALWAYS_INLINE static bool record_has_tag(std::uint64_t record,
+                                                  std::uint32_t tag) noexcept {
+        return static_cast<std::uint16_t>(record) == static_cast<std::uint16_t>(tag);
+    }
+    /// The tag of the entry or tombstone in an occupied slot.
     std::uint32_t tag_at(size_type slot) const noexcept {
-        const std::uint16_t k = keys()[slot];
-        if (k == empty_key) return 0;
-        const std::uint32_t t = whole_tag(slot, fraction_scale(capacity_));
-        return dead(k) ? t - 1 : t;
+        return whole_tag(slot, fraction_scale(capacity_));
     }
+    bool empty_at(size_type slot) const noexcept { return keys()[slot] == empty_key; }
+    bool tombstone_at(size_type slot) const noexcept { return dead(keys()[slot]); }
 
     /// Points the entry in `slot` at a. Never throws.
     void set_address(size_type slot, record_address a) noexcept {
-        unsigned char* r = records() + slot * record_bytes + 2;
-        const std::uint32_t low = a.node | (std::uint32_t{a.ref} << 24);
-        std::memcpy(r, &low, sizeof low);
-        r[4] = static_cast<unsigned char>(a.ref >> 8);
+        unsigned char* r = records() + slot * record_bytes;
+        r[2] = static_cast<unsigned char>(a.ref);
+        r[3] = static_cast<unsigned char>(a.ref >> 8);
+        r[4] = static_cast<unsigned char>(a.node);
+        r[5] = static_cast<unsigned char>(a.node >> 8);
+        r[6] = static_cast<unsigned char>(a.node >> 16);
     }
 
     /// Adds an entry; the caller guarantees the member is absent. Strong guarantee (grows or
@@ -322,7 +350,7 @@ public:
     template <class Visit>
     void for_each(Visit&& visit) const {
         const double scale = fraction_scale(capacity_);
-        for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i)
+        for (size_type i = 0; capacity_ != 0 && i < capacity_ + overflow_for(capacity_); ++i)
             if (keys()[i] != empty_key && !dead(keys()[i])) visit(whole_tag(i, scale), address(i));
     }
 
@@ -332,7 +360,7 @@ public:
         size_type live = 0, tombs = 0;
         std::uint32_t before = 0;  // the tag of the previous occupied slot, 0 after an empty one
         const double scale = fraction_scale(capacity_);
-        for (size_type i = 0; mem_ != nullptr && i < capacity_ + overflow_for(capacity_); ++i) {
+        for (size_type i = 0; capacity_ != 0 && i < capacity_ + overflow_for(capacity_); ++i) {
             const std::uint16_t k = keys()[i];
             if (k == empty_key) {
                 before = 0;
@@ -346,7 +374,7 @@ public:
             before = t;
         }
         return live == size_ && tombs == tombstones_ &&
-               (mem_ == nullptr || keys()[capacity_ + overflow_for(capacity_)] == empty_key);
+               (capacity_ == 0 || keys()[capacity_ + overflow_for(capacity_)] == empty_key);
     }
 
 private:
@@ -359,8 +387,9 @@ private:
         return ((cap + extra_for(cap)) * sizeof(std::uint16_t) + sizeof(std::uint32_t) - 1) /
                sizeof(std::uint32_t);
     }
+    /// The records and one byte of padding (record() loads 8 bytes).
     static size_type record_words(size_type cap) noexcept {
-        return ((cap + extra_for(cap)) * record_bytes + sizeof(std::uint32_t) - 1) /
+        return ((cap + extra_for(cap)) * record_bytes + 1 + sizeof(std::uint32_t) - 1) /
                sizeof(std::uint32_t);
     }
     /// 32-bit words of a table of `cap` home slots: the keys, the records (a probe may read 15
@@ -420,22 +449,20 @@ private:
         return static_cast<std::uint32_t>(t);
     }
     std::uint16_t low_tag(size_type slot) const noexcept {
-        std::uint16_t low;
-        std::memcpy(&low, records() + slot * record_bytes, sizeof low);
-        return low;
+        return static_cast<std::uint16_t>(record(slot));
     }
     /// Whether the live entry in `slot`, whose key matches the tag's, may have that tag: in a
     /// table of 512 slots or more the key and the low 16 bits decide it (see whole_tag); in a
     /// smaller one a few entries of other tags pass too, which every caller tells apart by
     /// the record or the address (lookups read no whole tag).
     bool has_tag(size_type slot, std::uint32_t tag) const noexcept {
-        return low_tag(slot) == static_cast<std::uint16_t>(tag);
+        return record_has_tag(record(slot), tag);
     }
     void write_entry(size_type slot, std::uint32_t key, std::uint32_t tag,
                      record_address a) noexcept {
         keys()[slot] = static_cast<std::uint16_t>(key);
-        const auto low = static_cast<std::uint16_t>(tag);
-        std::memcpy(records() + slot * record_bytes, &low, sizeof low);
+        records()[slot * record_bytes] = static_cast<unsigned char>(tag);
+        records()[slot * record_bytes + 1] = static_cast<unsigned char>(tag >> 8);
         set_address(slot, a);
         if (keeps_third_tag_byte(capacity_))
             third_tag_bytes()[slot] = static_cast<unsigned char>(tag >> 16);
@@ -496,39 +523,72 @@ private:
         return true;
     }
 
-    /// The first slot at or after the home h whose key is not below the key an entry with
-    /// this tag would have there (at_home - 256 per slot past home), or that is empty. Entries
-    /// below form a prefix of the run, so with SSE2 sixteen slots are tested per step and the
-    /// loop almost always ends in one (a scalar loop's exit is a mispredicted branch per
-    /// lookup). The empty key is the largest; a tombstone's key is compared with its live bit
-    /// set, so a tombstone of the same key stops the loop too. Past 254 slots the wanted key's
-    /// high byte would be 0, below every entry's, so the loop ends there at the latest. May
-    /// read 15 slots past the sentinel: the records follow.
+    /// The first slot from the home h whose key is the key a live entry with this tag would
+    /// have there (at_home - 256 per slot past home), or npos. Tombstones with the tag's key
+    /// count as below it (their key is one less). Runs are sorted by tag, so the entries with
+    /// the key form one stretch of the run holding the home, after every entry below it and
+    /// before every entry above it, and no later run holds one: the first equal key among the
+    /// slots scanned is the first live entry with the key, and a key not below the wanted one
+    /// with none equal before it ends a miss. With SSE2 sixteen slots are tested per step, the
+    /// equality first (a hit needs nothing else), and the loop almost always ends in one step (a
+    /// scalar loop's exit is a mispredicted branch per lookup); no key is read twice and a miss
+    /// reads no record. The empty key is the largest; past 254 slots the wanted key's high byte
+    /// would be 0, below every entry's, so the loop ends there at the latest. May read 15 slots
+    /// past the sentinel: the records follow.
+    ZSET_ALWAYS_INLINE static size_type first_with_key(const std::uint16_t* k, size_type h,
+                                                       std::uint32_t at_home) noexcept {
+        return scan_keys<false>(k, h, at_home);
+    }
+    /// Inserts: the first slot whose key is not below the wanted one, a tombstone with the tag's
+    /// key stopping the scan too (its key is compared with the live bit set), so the insert
+    /// sees the whole stretch of entries with the key.
     ZSET_ALWAYS_INLINE static size_type first_not_below(const std::uint16_t* k, size_type h,
                                                         std::uint32_t at_home) noexcept {
+        return scan_keys<true>(k, h, at_home);
+    }
+    template <bool ForInsert>
+    ZSET_ALWAYS_INLINE static size_type scan_keys(const std::uint16_t* k, size_type h,
+                                                  std::uint32_t at_home) noexcept {
 #ifdef ZSET_DETAIL_SSE2
-        const __m128i one = _mm_set1_epi16(1);
         const __m128i zero = _mm_setzero_si128();
         const __m128i first8 = _mm_setr_epi16(0, 256, 512, 768, 1024, 1280, 1536, 1792);
         const __m128i next8 = _mm_setr_epi16(2048, 2304, 2560, 2816, 3072, 3328, 3584, 3840);
         const __m128i step = _mm_set1_epi16(4096);
         __m128i want = _mm_set1_epi16(static_cast<short>(at_home));
-        // lanes where (key | 1) >= wanted key, by unsigned saturating subtraction
-        const auto not_below = [&](size_type at, __m128i lane_offsets) ZSET_LAMBDA_INLINE {
+        const auto keys_at = [&](size_type at) ZSET_LAMBDA_INLINE {
             const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(k + at));
-            const __m128i wanted = _mm_subs_epu16(want, lane_offsets);
-            return _mm_cmpeq_epi16(_mm_subs_epu16(wanted, _mm_or_si128(v, one)), zero);
+            return ForInsert ? _mm_or_si128(v, _mm_set1_epi16(1)) : v;
+        };
+        // lanes where key >= wanted key, by unsigned saturating subtraction
+        const auto not_below = [&](__m128i v, __m128i wanted) ZSET_LAMBDA_INLINE {
+            return _mm_cmpeq_epi16(_mm_subs_epu16(wanted, v), zero);
+        };
+        const auto bits = [](__m128i low8, __m128i high8) ZSET_LAMBDA_INLINE {
+            return static_cast<unsigned>(_mm_movemask_epi8(_mm_packs_epi16(low8, high8)));
         };
         for (size_type i = h;; i += 16) {
-            const auto mask = static_cast<unsigned>(
-                _mm_movemask_epi8(_mm_packs_epi16(not_below(i, first8), not_below(i + 8, next8))));
-            if (mask != 0) return i + lowest_bit(mask);
+            const __m128i v0 = keys_at(i), v1 = keys_at(i + 8);
+            const __m128i w0 = _mm_subs_epu16(want, first8), w1 = _mm_subs_epu16(want, next8);
+            if (!ForInsert) {
+                const unsigned equal = bits(_mm_cmpeq_epi16(v0, w0), _mm_cmpeq_epi16(v1, w1));
+                if (equal != 0) {
+                    const size_type at = i + lowest_bit(equal);
+#if defined(__GNUC__)
+                    if (at == npos) __builtin_unreachable();  // lets callers drop their npos test
+#endif
+                    return at;
+                }
+            }
+            const unsigned stops = bits(not_below(v0, w0), not_below(v1, w1));
+            if (stops != 0) return ForInsert ? i + lowest_bit(stops) : npos;
             want = _mm_subs_epu16(want, step);
         }
 #else
         size_type i = h;
-        for (std::uint32_t want = at_home; (k[i] | 1u) < want; want -= 256) ++i;
-        return i;
+        std::uint32_t want = at_home;
+        const auto key = [&] { return ForInsert ? k[i] | 1u : std::uint32_t{k[i]}; };
+        for (; key() < want; want -= 256) ++i;
+        return ForInsert || key() == want ? i : npos;
 #endif
     }
 
@@ -554,11 +614,10 @@ private:
         fresh.capacity_ = static_cast<std::uint32_t>(new_capacity);
         fresh.records_at_ = static_cast<std::uint32_t>(key_words(new_capacity));
         std::memset(fresh.mem_, 0, words_for(new_capacity) * sizeof(std::uint32_t));
-        std::memset(fresh.keys(), 0xff,
-                    (new_capacity + extra_for(new_capacity)) * sizeof(std::uint16_t));
+        std::fill_n(fresh.keys(), new_capacity + extra_for(new_capacity), empty_key);
         // entries are in tag order already (runs are sorted and homes are monotone), so
         // each lands at max(its home, one past the previous entry)
-        const size_type end = mem_ == nullptr ? 0 : capacity_ + overflow_for(capacity_);
+        const size_type end = capacity_ == 0 ? 0 : capacity_ + overflow_for(capacity_);
         const size_type fresh_end = new_capacity + overflow_for(new_capacity);
         const double scale = fraction_scale(capacity_);
         size_type next = 0;
@@ -576,7 +635,18 @@ private:
         return true;
     }
 
-    std::uint32_t* mem_ = nullptr;  // the keys, the records, the whole tags (small tables)
+    /// The keys of a table without slots (16 words: the 16 keys a probe of home 0 reads and 16
+    /// more): a probe of an empty index stops at its first, so lookups need no emptiness test.
+    /// Never written (every insert allocates first).
+    static std::uint32_t* no_slots() noexcept {
+        alignas(16) static const std::uint32_t empty[16] = {
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff,
+            0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff};
+        return const_cast<std::uint32_t*>(empty);
+    }
+
+    std::uint32_t* mem_ = no_slots();  // the keys, the records, the whole tags (small tables)
     // 32-bit counts (a set holds fewer than 2^32 members) keep the index 24 bytes
     std::uint32_t capacity_ = 0;
     std::uint32_t records_at_ = 0;  // key_words(capacity_): where the records start
