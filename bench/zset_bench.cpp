@@ -381,6 +381,13 @@ void bm_update(benchmark::State& st, std::size_t n) {
     finish(st, 1);
 }
 
+// The read-only rows (lookups, ranges, iteration, ZCOUNT) run in functions templated on the
+// adapter, not the spec: zset and zset_skiplist (listpack and skiplist mode) are one adapter
+// type, so both rows run one compiled loop, and their ratio compares the modes, not where the
+// linker put two copies of the same loop (run 32: full iteration at 100 read 1.28, listpack
+// against skiplist mode, with identical loops at different offsets of their cache lines;
+// docs/benchmarks.md, "One loop for both modes").
+//
 // use_result: lookups fold their result into a scalar a user would compute (a sum of scores or
 // ranks, a count of hits) and keep that scalar, not the std::optional, from the optimiser.
 // DoNotOptimize on a returned std::optional<double> (16 bytes, returned in two registers) made
@@ -388,9 +395,8 @@ void bm_update(benchmark::State& st, std::size_t n) {
 // cycles per iteration, charged only to structures whose lookup is not inlined into the loop
 // (perf annotate of zscore_miss/zset/1000: 61% of the loop's samples on that reload; the
 // benchmark read 18.2 ns a miss against 9.3 ns in a plain loop).
-template <class Spec>
-void bm_zscore_hit(benchmark::State& st, std::size_t n) {
-    const auto& a = structure<Spec>(n);
+template <class Adapter>
+void zscore_hit_rows(benchmark::State& st, const Adapter& a, std::size_t n) {
     const dataset& d = data_for(n);
     std::size_t q = 0, missing = 0;
     double sum = 0;
@@ -404,10 +410,13 @@ void bm_zscore_hit(benchmark::State& st, std::size_t n) {
     if (missing != 0) fail(st, "zscore_hit: a member was missing");
     finish(st, 1);
 }
-
 template <class Spec>
-void bm_zscore_miss(benchmark::State& st, std::size_t n) {
-    const auto& a = structure<Spec>(n);
+void bm_zscore_hit(benchmark::State& st, std::size_t n) {
+    zscore_hit_rows(st, structure<Spec>(n), n);
+}
+
+template <class Adapter>
+void zscore_miss_rows(benchmark::State& st, const Adapter& a, std::size_t n) {
     const dataset& d = data_for(n);
     std::size_t q = 0, found = 0;
     for (auto _ : st) {
@@ -419,10 +428,13 @@ void bm_zscore_miss(benchmark::State& st, std::size_t n) {
     if (found != 0) fail(st, "zscore_miss: an absent member was found");
     finish(st, 1);
 }
-
 template <class Spec>
-void bm_zrank(benchmark::State& st, std::size_t n) {
-    const auto& a = structure<Spec>(n);
+void bm_zscore_miss(benchmark::State& st, std::size_t n) {
+    zscore_miss_rows(st, structure<Spec>(n), n);
+}
+
+template <class Adapter>
+void zrank_rows(benchmark::State& st, const Adapter& a, std::size_t n) {
     const dataset& d = data_for(n);
     std::size_t q = 0, missing = 0, rank_sum = 0;
     for (auto _ : st) {
@@ -435,12 +447,15 @@ void bm_zrank(benchmark::State& st, std::size_t n) {
     if (missing != 0) fail(st, "zrank: a member was missing");
     finish(st, 1);
 }
+template <class Spec>
+void bm_zrank(benchmark::State& st, std::size_t n) {
+    zrank_rows(st, structure<Spec>(n), n);
+}
 
 /// ZRANGEBYSCORE lo +inf LIMIT 0 100 from a random lower bound (always 100 results), reading
 /// every member and score.
-template <class Spec>
-void bm_range_by_score(benchmark::State& st, std::size_t n) {
-    const auto& a = structure<Spec>(n);
+template <class Adapter>
+void range_by_score_rows(benchmark::State& st, const Adapter& a, std::size_t n) {
     const dataset& d = data_for(n);
     std::size_t q = 0, short_ranges = 0;
     double acc = 0;
@@ -459,11 +474,14 @@ void bm_range_by_score(benchmark::State& st, std::size_t n) {
     if (short_ranges != 0) fail(st, "range_by_score: wrong number of elements");
     finish(st, 1);
 }
+template <class Spec>
+void bm_range_by_score(benchmark::State& st, std::size_t n) {
+    range_by_score_rows(st, structure<Spec>(n), n);
+}
 
 /// ZRANGE start start+99 from a random start.
-template <class Spec>
-void bm_range_by_rank(benchmark::State& st, std::size_t n) {
-    const auto& a = structure<Spec>(n);
+template <class Adapter>
+void range_by_rank_rows(benchmark::State& st, const Adapter& a, std::size_t n) {
     const dataset& d = data_for(n);
     std::size_t q = 0, short_ranges = 0;
     double acc = 0;
@@ -481,6 +499,10 @@ void bm_range_by_rank(benchmark::State& st, std::size_t n) {
     }
     if (short_ranges != 0) fail(st, "range_by_rank: wrong number of elements");
     finish(st, 1);
+}
+template <class Spec>
+void bm_range_by_rank(benchmark::State& st, std::size_t n) {
+    range_by_rank_rows(st, structure<Spec>(n), n);
 }
 
 /// ZREM of random existing members; the batch is re-added (same scores) untimed.
@@ -539,9 +561,8 @@ void bm_pop_min(benchmark::State& st, std::size_t n) {
 }
 
 /// Full iteration in order, reading every member and score; reported per element.
-template <class Spec>
-void bm_iterate(benchmark::State& st, std::size_t n) {
-    const auto& a = structure<Spec>(n);
+template <class Adapter>
+void iterate_rows(benchmark::State& st, const Adapter& a, std::size_t n) {
     std::size_t wrong = 0;
     for (auto _ : st) {
         double acc = 0;
@@ -558,11 +579,14 @@ void bm_iterate(benchmark::State& st, std::size_t n) {
     if (wrong != 0) fail(st, "iterate: wrong number of elements");
     finish(st, n);
 }
+template <class Spec>
+void bm_iterate(benchmark::State& st, std::size_t n) {
+    iterate_rows(st, structure<Spec>(n), n);
+}
 
 /// ZCOUNT over a random score interval of width 0.01 (about 1% of the elements).
-template <class Spec>
-void bm_zcount(benchmark::State& st, std::size_t n) {
-    const auto& a = structure<Spec>(n);
+template <class Adapter>
+void zcount_rows(benchmark::State& st, const Adapter& a, std::size_t n) {
     const dataset& d = data_for(n);
     std::size_t q = 0, wrong = 0;
     for (auto _ : st) {
@@ -573,6 +597,10 @@ void bm_zcount(benchmark::State& st, std::size_t n) {
     }
     if (wrong != 0) fail(st, "zcount: wrong count");
     finish(st, 1);
+}
+template <class Spec>
+void bm_zcount(benchmark::State& st, std::size_t n) {
+    zcount_rows(st, structure<Spec>(n), n);
 }
 
 /// ZUNION (SUM) of the set (members [0, n)) and a second set (members [n/2, n/2 + n)); the
