@@ -96,7 +96,6 @@
 // The 2-byte keys keep the order the 1-byte control array lacked in the bytes it saves.
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -614,7 +613,8 @@ private:
         fresh.capacity_ = static_cast<std::uint32_t>(new_capacity);
         fresh.records_at_ = static_cast<std::uint32_t>(key_words(new_capacity));
         std::memset(fresh.mem_, 0, words_for(new_capacity) * sizeof(std::uint32_t));
-        std::fill_n(fresh.keys(), new_capacity + extra_for(new_capacity), empty_key);
+        std::memset(fresh.keys(), 0xff,  // every key empty_key
+                    (new_capacity + extra_for(new_capacity)) * sizeof(std::uint16_t));
         // entries are in tag order already (runs are sorted and homes are monotone), so
         // each lands at max(its home, one past the previous entry)
         const size_type end = capacity_ == 0 ? 0 : capacity_ + overflow_for(capacity_);
