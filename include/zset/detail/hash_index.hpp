@@ -229,7 +229,7 @@ public:
     }
     /// The next slot after `slot` holding a live entry with this tag, or npos.
     size_type next_match(size_type slot, std::uint32_t tag) const noexcept {
-        return match_from(slot + 1, home(tag), key_at_home(tag), tag);
+        return match_at_or_after(slot + 1, tag);
     }
 
     /// The slot of the first live entry with this tag for which `is_member(address)` returns
