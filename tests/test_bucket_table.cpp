@@ -3,15 +3,18 @@
 // entry's index, and ranges) and moves, at capacities around the 8-entry steps and up to 128,
 // with buckets of every length (one bucket holding every entry included). The bytes around the
 // table (the entry before it, which an insert's pass reads, and the slack after the starts,
-// which the passes store back) must keep their values.
+// which the passes store back) must keep their values. Also: the 13 fingerprint bits a table
+// compares, and the one-multiply fingerprint listpack mode gives short byte-string members.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "zset_catch.hpp"
 #include <zset/detail/bucket_table.hpp>
+#include <zset/detail/hash.hpp>
 
 namespace {
 
@@ -141,4 +144,58 @@ TEST_CASE("bucket_table fills to 128 at either end and empties from either end",
             t.check();
         }
     }
+}
+
+TEST_CASE("bucket_table compares 13 fingerprint bits: a bit-3 difference is no candidate",
+          "[bucket_table]") {
+    // the bucket (bits 12-15) and the check (bits 3-11) are kept; bits 0-2 are not
+    const std::uint16_t near[] = {0x5a38, 0x5a30, 0x5a28, 0x5a18, 0x5b38, 0x4a38, 0x5a3f};
+    checked_table t(16);
+    for (const std::uint16_t fp : near) t.insert(t.size(), fp);
+    t.check();
+    const auto candidates = [&](std::uint16_t fp) {
+        std::vector<std::size_t> seen;
+        t.table().find_entry(fp, [&](std::size_t p) {
+            seen.push_back(p);
+            return false;
+        });
+        std::sort(seen.begin(), seen.end());
+        return seen;
+    };
+    REQUIRE(candidates(0x5a38) == std::vector<std::size_t>{0, 6});  // 0x5a3f keeps 0x5a38
+    REQUIRE(candidates(0x5a30) == std::vector<std::size_t>{1});
+    REQUIRE(candidates(0x5a28) == std::vector<std::size_t>{2});
+    REQUIRE(candidates(0x5a1f) == std::vector<std::size_t>{3});
+    REQUIRE(candidates(0x5a40).empty());
+    REQUIRE(bucket_table::kept_fingerprint(0x5a3f) == 0x5a38);
+}
+
+TEST_CASE("short_bytes_fingerprint spreads members over the 16 buckets and tells lengths apart",
+          "[bucket_table]") {
+    using zset::detail::short_bytes_fingerprint;
+    const auto fingerprint = [](const std::string& s) {
+        return short_bytes_fingerprint(s.data(), s.size());
+    };
+    // 1,600 members of each kind: 100 a bucket expected, sd 9.7; the bounds are 4 sd
+    std::mt19937 rng(5);
+    std::vector<std::string> sequential, random_text;
+    for (unsigned i = 0; i < 1600; ++i) {
+        sequential.push_back("member:" + std::to_string(i));
+        std::string s(1 + rng() % 16, ' ');
+        for (char& c : s) c = static_cast<char>('a' + rng() % 26);
+        random_text.push_back(s);
+    }
+    for (const auto* members : {&sequential, &random_text}) {
+        std::size_t per_bucket[16] = {};
+        for (const std::string& m : *members) ++per_bucket[fingerprint(m) >> 12];
+        for (const std::size_t count : per_bucket) {
+            REQUIRE(count >= 61);
+            REQUIRE(count <= 139);
+        }
+    }
+    // strings of zero bytes differ only in their length
+    std::vector<std::uint16_t> zeros;
+    for (std::size_t n = 0; n <= 16; ++n) zeros.push_back(fingerprint(std::string(n, '\0')));
+    std::sort(zeros.begin(), zeros.end());
+    REQUIRE(std::unique(zeros.begin(), zeros.end()) == zeros.end());
 }

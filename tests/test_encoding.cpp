@@ -1,6 +1,10 @@
 // listpack <-> skiplist conversion rules (Redis's zset-max-listpack-entries / -value).
+#include <array>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -112,6 +116,71 @@ TEST_CASE("listpack blocks past 128 positions still find every member", "[encodi
         }
         REQUIRE_FALSE(s.contains("m280"));
     }
+}
+
+namespace {
+/// A string hash that counts its calls.
+struct counting_hash {
+    static inline int calls = 0;
+    std::uint64_t operator()(std::string_view m) const noexcept {
+        ++calls;
+        return zset::hash<std::string>{}(m);
+    }
+};
+}  // namespace
+
+TEST_CASE("listpack mode fingerprints members of at most 16 bytes without the Hash", "[encoding]") {
+    zset::sorted_set<std::string, double, counting_hash> s(zset::options{64, 64});
+    counting_hash::calls = 0;
+    for (int i = 0; i < 60; ++i) s.add("member:" + std::to_string(i), i);
+    REQUIRE(*s.score("member:7") == 7);
+    REQUIRE_FALSE(s.score("member:70"));
+    REQUIRE(s.rank("member:9") == 9u);
+    REQUIRE(s.increment("member:8", 100) == 108);
+    REQUIRE(s.erase("member:3"));
+    REQUIRE(s.validate());
+    REQUIRE(counting_hash::calls == 0);
+    // longer members are fingerprinted through the Hash; skiplist mode hashes every member
+    s.add("a member longer than sixteen bytes", 1);
+    REQUIRE(counting_hash::calls > 0);
+    REQUIRE(*s.score("a member longer than sixteen bytes") == 1);
+    for (int i = 60; i < 70; ++i) s.add("member:" + std::to_string(i), i);
+    REQUIRE(s.encoding() == encoding::skiplist);
+    REQUIRE(s.validate());
+    for (int i = 60; i < 70; ++i) REQUIRE(*s.score("member:" + std::to_string(i)) == i);
+}
+
+namespace {
+/// A member of 1,100 bytes: a listpack block of 120 needs its lookup more than 128 KiB past its
+/// start, beyond what the block header records, and keeps per-position fingerprints instead.
+struct wide_member {
+    std::array<char, 1100> bytes{};
+    wide_member() = default;
+    explicit wide_member(int i) { std::snprintf(bytes.data(), bytes.size(), "w%d", i); }
+    friend bool operator==(const wide_member& a, const wide_member& b) {
+        return a.bytes == b.bytes;
+    }
+    friend bool operator<(const wide_member& a, const wide_member& b) { return a.bytes < b.bytes; }
+};
+struct wide_hash {
+    std::uint64_t operator()(const wide_member& m) const noexcept {
+        return zset::hash<std::string>{}(std::string_view(m.bytes.data()));
+    }
+};
+}  // namespace
+
+TEST_CASE("listpack blocks of very wide members find every member", "[encoding]") {
+    zset::sorted_set<wide_member, double, wide_hash> s(zset::options{128, 2048});
+    for (int i = 0; i < 120; ++i) {
+        s.add(wide_member(i), i);
+        if (i % 10 == 9) REQUIRE(s.validate());
+    }
+    REQUIRE(s.encoding() == encoding::listpack);
+    for (int i = 0; i < 120; ++i) REQUIRE(*s.score(wide_member(i)) == i);
+    REQUIRE_FALSE(s.score(wide_member(120)));
+    REQUIRE(s.erase(wide_member(5)));
+    REQUIRE_FALSE(s.contains(wide_member(5)));
+    REQUIRE(s.validate());
 }
 
 TEST_CASE("listpack mode is compact", "[encoding]") {

@@ -1036,11 +1036,22 @@ private:
         else
             return detail::mix_integer(h);
     }
-    static typename block_type::fingerprint_type fingerprint_of(std::uint64_t h) noexcept {
-        return static_cast<typename block_type::fingerprint_type>(h >> 24);
+    /// The 16-bit fingerprint a listpack-mode block keeps of member m (13 bits of it in a bucket
+    /// table). Members compared as bytes take it from their bytes in one multiply when they are
+    /// at most 16 bytes long (detail::short_bytes_fingerprint), not from the set's Hash: a
+    /// lookup's chain of dependent steps is then as short as skiplist mode's, whose index needs
+    /// the whole hash (docs/benchmarks.md, "A one-multiply fingerprint for listpack mode").
+    /// Other members take the top 16 bits of their hash.
+    ZSET_ALWAYS_INLINE typename block_type::fingerprint_type
+    listpack_fingerprint(key_view m) const noexcept {
+        if constexpr (byte_equality)
+            if (m.size() <= 16) return detail::short_bytes_fingerprint(m.data(), m.size());
+        return static_cast<typename block_type::fingerprint_type>(hash_value(m) >> 48);
     }
+    /// A member and, in skiplist mode, its hash (listpack mode does not use it: its blocks take
+    /// listpack_fingerprint).
     ZSET_ALWAYS_INLINE probe make_probe(key_view m) const noexcept {
-        return probe{m, hash_value(m)};
+        return probe{m, skiplist_mode() ? hash_value(m) : 0};
     }
 
     static void check_flags(add_flags f) {
@@ -1175,8 +1186,9 @@ private:
     ZSET_NOINLINE position locate_in_listpack(const probe& k) const noexcept {
         position out;
         if (!lp_) return out;
-        const auto found = lp_.find_with_entry(
-            fingerprint_of(k.hash), [&](ref_type r) { return same_member(lp_, r, k.member); });
+        const auto found = lp_.find_with_entry(listpack_fingerprint(k.member), [&](ref_type r) {
+            return same_member(lp_, r, k.member);
+        });
         if (found.pos == block_type::npos) return out;
         out.b = lp_;
         out.r = lp_.ref(found.pos);
@@ -1186,26 +1198,29 @@ private:
     }
     /// find_score() in listpack mode. A member of at most 16 bytes in a block with a bucket
     /// table (at most 128 positions: the default thresholds): a miss ends at its bucket's
-    /// compare (a false candidate 2.4% of misses at n = 100); a hit compares its first candidate
-    /// here, as in skiplist mode; further candidates, longer buckets, other members and blocks
-    /// go to score_in_listpack_scan. Inlined into find_score: the table's lookup is short
-    /// enough that skiplist mode's lookups did not slow (callgrind, bench/probes/lookup_cost.cpp
-    /// 1000: hit 144 -> 146 instructions, miss 106 -> 106) while listpack mode's lost the call
-    /// (100: hit 117 -> 110, miss 99 -> 88; in the suite a miss 5.0 -> 4.7 ns, skiplist mode
-    /// 4.7). The fingerprint scan before the table could not be inlined (ZSCORE miss at 10^3 in
-    /// skiplist mode 7.4 -> 11 ns: its registers and frame).
+    /// compare (a false candidate 1.2% of misses at n = 100), or at its only candidate's
+    /// record; a hit compares its first candidate here, as in skiplist mode; further
+    /// candidates, longer buckets, other members and blocks go to score_in_listpack_scan (a
+    /// miss with one false candidate went there too and hashed again: 3.70-3.78 -> 3.63 ns at
+    /// n = 100 on misses that meet one 3% of the time). Inlined into find_score: the lookup is
+    /// short enough that skiplist mode's lookups did not slow (callgrind,
+    /// bench/probes/lookup_cost.cpp 1000: hit 144 -> 146 instructions, miss 106 -> 106) while
+    /// listpack mode's lost the call (100: hit 117 -> 110, miss 99 -> 88; in the suite a miss 5.0
+    /// -> 4.7 ns, skiplist mode 4.7). The fingerprint scan before the table could not be inlined
+    /// (ZSCORE miss at 10^3 in skiplist mode 7.4 -> 11 ns: its registers and frame).
     ZSET_ALWAYS_INLINE bool score_in_listpack(key_view member, Score& out) const noexcept {
         if constexpr (byte_equality) {
             if (lp_ && lp_.has_table() && member.size() <= 16) {
                 const detail::bucket_table t = lp_.table();
-                const auto c = t.first_candidates(fingerprint_of(hash_value(member)));
-                if (c.mask == 0 && ZSET_LIKELY(c.end - c.first <= 16)) return false;
+                const auto c = t.first_candidates(listpack_fingerprint(member));
+                if (c.mask == 0 && ZSET_LIKELY(c.whole())) return false;
                 if (ZSET_LIKELY(c.mask != 0)) {
                     const ref_type r = lp_.ref(t.position_at(c.first + detail::lowest_bit(c.mask)));
                     if (ZSET_LIKELY(lp_.short_bytes_equal(r, member))) {
                         out = lp_.score_of(r);
                         return true;
                     }
+                    if ((c.mask & (c.mask - 1)) == 0 && c.whole()) return false;  // the only one
                 }
             }
         }
@@ -1222,7 +1237,7 @@ private:
     }
     ZSET_ALWAYS_INLINE size_type position_in_listpack(const probe& k) const noexcept {
         if (!lp_) return block_type::npos;
-        return lp_.find(fingerprint_of(k.hash), [&](ref_type r) ZSET_LAMBDA_INLINE {
+        return lp_.find(listpack_fingerprint(k.member), [&](ref_type r) ZSET_LAMBDA_INLINE {
             return same_member(lp_, r, k.member);
         });
     }
@@ -1326,7 +1341,7 @@ private:
     /// converted and added to, and the set changes (encoding included) only if both succeed.
     ZSET_NOINLINE void convert_and_insert(const probe& k, Score s) {
         sorted_set converted = skiplist_copy();
-        converted.insert_new(k, s, false);
+        converted.insert_new(converted.make_probe(k.member), s, false);
         take(converted);
     }
 
@@ -1355,7 +1370,7 @@ private:
             if (created) release_listpack();
             ZSET_RETHROW;
         }
-        lp_.link(lp_.lower_bound(s, k.member, less_()), r, fingerprint_of(k.hash));
+        lp_.link(lp_.lower_bound(s, k.member, less_()), r, listpack_fingerprint(k.member));
     }
 
     /// Replaces the listpack block by one with room for one more record of `units` units:
@@ -1393,7 +1408,7 @@ private:
     /// table kept 12 of its 16 bits). Never throws.
     ZSET_NOINLINE void refingerprint_listpack() noexcept {
         for (size_type i = 0; i < lp_.size(); ++i)
-            lp_.set_fingerprint(i, fingerprint_of(hash_value(lp_.member(i))));
+            lp_.set_fingerprint(i, listpack_fingerprint(lp_.member(i)));
     }
 
     typename list_type::limits skiplist_limits() const noexcept {
@@ -1799,7 +1814,7 @@ private:
             at.slot = sk_->index.find_present(index_type::tag_of(hash_value(at.b.member_of(at.r))),
                                               address{at.node, at.r});
         else if (lp_.has_table())  // its table entry from its hash: one bucket, not a search
-            at.entry = lp_.table().find_entry(fingerprint_of(hash_value(at.b.member_of(at.r))),
+            at.entry = lp_.table().find_entry(listpack_fingerprint(at.b.member_of(at.r)),
                                               [&](size_type p) { return p == at.pos; });
         erase_found(at);
     }
@@ -2333,7 +2348,7 @@ private:
         for (It it = first; it != last; ++it) {
             const key_view m = key_view(element_member(*it));
             const ref_type r = b.append_record(alloc, stored_score(element_score(*it), mode), m);
-            b.link(b.size(), r, fingerprint_of(hash_value(m)));
+            b.link(b.size(), r, listpack_fingerprint(m));
         }
     }
 
@@ -2417,8 +2432,7 @@ private:
         if (!lp_) return true;
         if (lp_.empty() || !lp_.validate() || !lp_.fingerprinted()) return false;
         for (size_type i = 0; i < lp_.size(); ++i) {
-            if (lp_.fingerprint(i) !=
-                lp_.kept_fingerprint(fingerprint_of(hash_value(lp_.member(i)))))
+            if (lp_.fingerprint(i) != lp_.kept_fingerprint(listpack_fingerprint(lp_.member(i))))
                 return false;
             if constexpr (std::is_floating_point_v<Score>)
                 if (lp_.score(i) == Score(0) && std::signbit(lp_.score(i))) return false;

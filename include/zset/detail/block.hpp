@@ -21,19 +21,21 @@
 //   compare all of them 16 at a time. The table replaced those fingerprints at every size up to
 //   128 in 0.3 (docs/benchmarks.md, "A bucket table of ranked entries"): ZSCORE at n = 100 hit
 //   9.2 -> 7.4 ns, miss 5.3 -> 4.7 (skiplist mode 8.6 / 4.7), at 24.0 bytes a member against
-//   23.84 (the 17 starts). History of the fingerprints: with 8 bits, a miss at n = 100 met a
-//   false candidate 0.39 times, so whether it had one was a coin flip, and the scan tested the
-//   first candidate without that branch: every miss read the order array and a record after
-//   the scan. With 16 a miss met one 0.0015 times and ended at the scan (ZSCORE hit 12.6-13.3 ->
-//   8.6-8.9 ns, miss 9.4-9.9 -> 5.2-5.4). A 256-bit "fingerprint present" filter in front of
-//   the 8-bit scan was tried (32 bytes): fewer instructions, no faster (docs/benchmarks.md,
-//   "Reverse ranges from their end").
-//   Earlier alternatives, against the 8-bit scan: a hashed table in their place (a member in the
-//   less full of two 16-slot groups of control and position bytes, both groups read) measured
-//   faster than skiplist mode at n = 50-128 (ZSCORE at 100: hit 14.5 against 16.9 ns, miss 8.4
-//   against 10.7), but takes 256 bytes at n = 100 against the fingerprints' 100: 25.3 bytes a
-//   member, over the 24-byte target, unless the set object and the growth slack give back ~130
-//   bytes (docs/benchmarks.md, "A hashed index for listpack mode, measured";
+//   23.84 (the 17 starts). A table block keeps its entries' offset in its header (table_at), so
+//   a lookup finds them in 2 instructions instead of 6; a block whose entries would lie past
+//   128 KiB (members of about 1 KiB) keeps parallel fingerprints instead. History of the
+//   fingerprints: with 8 bits, a miss at n = 100 met a false candidate 0.39 times, so whether it
+//   had one was a coin flip, and the scan tested the first candidate without that branch: every
+//   miss read the order array and a record after the scan. With 16 a miss met one 0.0015 times and
+//   ended at the scan (ZSCORE hit 12.6-13.3 -> 8.6-8.9 ns, miss 9.4-9.9 -> 5.2-5.4). A 256-bit
+//   "fingerprint present" filter in front of the 8-bit scan was tried (32 bytes): fewer
+//   instructions, no faster (docs/benchmarks.md, "Reverse ranges from their end"). Earlier
+//   alternatives, against the 8-bit scan: a hashed table in their place (a member in the less full
+//   of two 16-slot groups of control and position bytes, both groups read) measured faster than
+//   skiplist mode at n = 50-128 (ZSCORE at 100: hit 14.5 against 16.9 ns, miss 8.4 against 10.7),
+//   but takes 256 bytes at n = 100 against the fingerprints' 100: 25.3 bytes a member, over the
+//   24-byte target, unless the set object and the growth slack give back ~130 bytes
+//   (docs/benchmarks.md, "A hashed index for listpack mode, measured";
 //   bench/probes/listpack_index.cpp). Faster still, and never rebuilt as the block grows: the
 //   entries sorted into 32 buckets, a control and a position byte each (one 16-byte compare a
 //   lookup; at 100: 0.45-0.50x skiplist mode's hit, 0.42-0.46x its miss, +6 ns an insert in the
@@ -138,7 +140,9 @@ private:
         std::uint16_t holes;     // first hole of the free list (no_hole: none)
         std::uint8_t lookup;     // a member_lookup
         std::uint8_t reserved;
+        std::uint16_t table_at;  // a table block's entries, in 2-byte steps from the block's start
     };
+    static_assert(sizeof(header) == 24, "zset: the block header is 24 bytes");
     struct alignas(std::max_align_t) unit {
         unsigned char raw[alignof(std::max_align_t)];
     };
@@ -169,9 +173,18 @@ private:
     /// addresses the records), a bucket table (listpack mode up to bucket_table::max_positions
     /// positions) or a fingerprint beside each position (larger listpack-mode blocks).
     enum member_lookup : std::uint8_t { no_lookup, parallel_fingerprints, table_lookup };
-    static member_lookup lookup_for(size_type cap, bool fingerprinted) noexcept {
+    static member_lookup lookup_for(size_type cap, size_type area, bool fingerprinted) noexcept {
         if (!fingerprinted) return no_lookup;
-        return cap <= bucket_table::max_positions ? table_lookup : parallel_fingerprints;
+        return cap <= bucket_table::max_positions && table_offset(cap, area) / 2 <= 0xffff
+                   ? table_lookup
+                   : parallel_fingerprints;
+    }
+    /// Where the lookup array (a table's entries, or the fingerprints) starts. A table block
+    /// keeps it in its header (table_at): a lookup then finds its entries in 2 instructions
+    /// instead of 6 (with the bucket table's bucket index widened to size_t, ZSCORE at n = 100
+    /// in callgrind: a hit 111 -> 106 instructions, a miss 85 -> 79).
+    static size_type table_offset(size_type cap, size_type area) noexcept {
+        return order_offset(area) + cap * sizeof(std::uint16_t);
     }
     static size_type total_bytes(size_type cap, size_type area, member_lookup lookup) noexcept {
         const size_type lookup_bytes =
@@ -220,7 +233,7 @@ public:
     static block create(const Allocator& alloc, size_type cap, size_type area, bool fingerprinted) {
         if (cap > max_positions || area > max_area) raise_length_error("zset: block too large");
         unit_allocator ua(alloc);
-        const member_lookup lookup = lookup_for(cap, fingerprinted);
+        const member_lookup lookup = lookup_for(cap, area, fingerprinted);
         const size_type n_units =
             align_up(total_bytes(cap, area, lookup), sizeof(unit)) / sizeof(unit);
         unit* mem = unit_traits::allocate(ua, n_units);
@@ -231,6 +244,8 @@ public:
         h->area = static_cast<std::uint16_t>(area);
         h->holes = no_hole;
         h->lookup = lookup;
+        if (lookup == table_lookup)
+            h->table_at = static_cast<std::uint16_t>(table_offset(cap, area) / 2);
         block b(h);
         if (lookup == table_lookup) b.table().clear();
         return b;
@@ -309,13 +324,16 @@ public:
     /// Does the block find members with a bucket_table (else by parallel fingerprints)?
     bool has_table() const noexcept { return h_->lookup == table_lookup; }
     /// The bucket table (has_table() blocks).
-    bucket_table table() const noexcept { return bucket_table(fingerprints(), h_->capacity); }
+    ZSET_ALWAYS_INLINE bucket_table table() const noexcept {
+        auto* entries = reinterpret_cast<std::uint16_t*>(base() + size_type{h_->table_at} * 2);
+        return bucket_table(entries, h_->capacity);
+    }
 
     std::uint16_t* order() const noexcept {
         return reinterpret_cast<std::uint16_t*>(base() + order_offset(h_->area));
     }
     fingerprint_type* fingerprints() const noexcept {
-        return reinterpret_cast<fingerprint_type*>(order() + h_->capacity);
+        return reinterpret_cast<fingerprint_type*>(base() + table_offset(h_->capacity, h_->area));
     }
     ref_type ref(size_type pos) const noexcept { return order()[pos]; }
     /// The fingerprint position pos keeps (of a table block: its kept bits). O(size) in a
@@ -706,8 +724,9 @@ public:
             live += u;
         }
         if (live + h_->garbage != h_->used) return false;
-        if (has_table() &&
-            (h_->capacity > bucket_table::max_positions || !table().validate(size())))
+        if (has_table() && (h_->capacity > bucket_table::max_positions ||
+                            size_type{h_->table_at} * 2 != table_offset(h_->capacity, h_->area) ||
+                            !table().validate(size())))
             return false;
         size_type in_holes = 0, count = 0;
         for (ref_type h = h_->holes; h != no_hole; h = next_hole(h)) {

@@ -8,18 +8,23 @@
 // takes the same two bytes a position (plus 17 bytes a block) and is read in one step:
 //
 //   entries: u16 x capacity, grouped by bucket (the fingerprint's top 4 bits), in any order
-//            within a bucket; an entry is position << 8 | check: the element's position in the
-//            block's order array (0-127) and 8 more bits of the fingerprint (bits 4-11). The
-//            top bit stays clear, so entries compare as signed 16-bit values in position order;
+//            within a bucket; an entry is check | position: 9 more bits of the fingerprint
+//            (bits 3-11) in its top 9 bits and the element's position in the block's order
+//            array (0-127) in its low 7;
 //   starts:  17 bytes after the entries: bucket b's entries are [starts[b], starts[b + 1]),
 //            starts[0] = 0 and starts[16] = the number of entries.
 //
-// A lookup reads starts[b] and starts[b + 1] and compares the check bytes of the bucket's first
+// A lookup reads starts[b] and starts[b + 1] and compares the check bits of the bucket's first
 // 16 entries at once (two 8-lane compares), masked to the bucket's length. At n = 100 a bucket
-// holds 6.25 entries on average, so a miss meets an entry with its check byte 2.4% of the time
-// and a bucket longer than 16, which takes a loop, appears 0.07% of the time (0.4% at 128).
-// ZSCORE at n = 100 (callgrind, bench/probes/lookup_cost.cpp): a hit 190 -> 117 instructions, a
-// miss 129 -> 99, and with the lookup inlined into sorted_set::find_score 112 / 90.
+// holds 6.25 entries on average, so a miss meets an entry with its check bits 1.2% of the time
+// (random members; 2.4% with the earlier 8-bit check) and a bucket longer than 16, which
+// takes a loop, appears 0.07% of the time (0.4% at 128). A false candidate is rare, so the
+// branch on it mispredicts: ~45 cycles each at n = 100 (the suite's misses, member:500 ..
+// member:599, with and without the 2 that meet one: 4.30 against 4.03 ns a miss;
+// docs/benchmarks.md, "A one-multiply fingerprint for listpack mode"). ZSCORE at n = 100
+// (callgrind, bench/probes/lookup_cost.cpp): a hit 190 -> 117 instructions, a miss 129 -> 99, and
+// with the lookup inlined into sorted_set::find_score 112 / 90; with the entries' place in the
+// block header (block.hpp) and the fingerprint of sorted_set::listpack_fingerprint 106 / 79.
 //
 // What it costs: the positions are ranks, so inserting or erasing at position p adds or
 // subtracts one from every entry's position past p: one pass of 8-entry steps over the entries,
@@ -33,9 +38,10 @@
 //
 // Caveats: 7 position bits bound the table to 128 positions (a block with more, from larger
 // listpack thresholds, keeps parallel fingerprints, and a block that grows past 128 gets its
-// whole fingerprints back: sorted_set::refingerprint_listpack); an entry keeps 12 of the 16
-// fingerprint bits (kept_fingerprint), which is all a table lookup compares. The 17 starts put
-// a 100-member listpack set at exactly 24.0 bytes a member, the target's limit.
+// whole fingerprints back: sorted_set::refingerprint_listpack); an entry keeps 13 of the 16
+// fingerprint bits (kept_fingerprint), which is all a table lookup compares. Positions sit in
+// the low bits, so the upkeep passes mask them before comparing (one AND per 8 entries). The 17
+// starts put a 100-member listpack set at exactly 24.0 bytes a member, the target's limit.
 #pragma once
 
 #include <cstddef>
@@ -63,7 +69,7 @@ public:
 
     /// The fingerprint bits a table keeps (and compares): the bucket's 4 and the check's 8.
     static std::uint16_t kept_fingerprint(std::uint16_t fp) noexcept {
-        return static_cast<std::uint16_t>(fp & 0xfff0);
+        return static_cast<std::uint16_t>(fp & 0xfff8);
     }
 
     // ---- lookup ------------------------------------------------------------------------------
@@ -77,9 +83,11 @@ public:
     struct candidates {
         unsigned mask;
         std::size_t first, end;
+        /// Did the mask cover the whole bucket (at most 16 entries)?
+        bool whole() const noexcept { return end - first <= 16; }
     };
     ZSET_ALWAYS_INLINE candidates first_candidates(std::uint16_t fp) const noexcept {
-        const unsigned b = bucket_of(fp);
+        const std::size_t b = bucket_of(fp);
         const std::size_t first = starts_[b], end = starts_[b + 1];
         return {matches16(first, check_of(fp)) & within(end - first), first, end};
     }
@@ -88,12 +96,12 @@ public:
         return len < 16 ? (1u << len) - 1 : 0xffffu;
     }
     /// Position of the element of entry i.
-    std::size_t position_at(std::size_t i) const noexcept { return entries_[i] >> 8; }
+    std::size_t position_at(std::size_t i) const noexcept { return entries_[i] & position_mask; }
 
     /// The first entry among fp's candidates whose position p has accept(p), or no_match.
     template <class Accept>
     ZSET_ALWAYS_INLINE std::size_t find_entry(std::uint16_t fp, Accept&& accept) const {
-        const unsigned b = bucket_of(fp);
+        const std::size_t b = bucket_of(fp);
         const std::uint16_t check = check_of(fp);
         const std::size_t end = starts_[b + 1];
         for (std::size_t at = starts_[b]; at < end; at += 16) {
@@ -139,7 +147,7 @@ public:
     void insert(std::size_t n, std::size_t pos, std::uint16_t fp) noexcept {
         const unsigned b = bucket_of(fp);
         const std::size_t at = starts_[b + 1];
-        const auto fresh = static_cast<std::uint16_t>(pos << 8 | check_of(fp));
+        const auto fresh = static_cast<std::uint16_t>(check_of(fp) | pos);
         if (pos == n) {  // appended: no position moves
             std::memmove(entries_ + at + 1, entries_ + at, (n - at) * sizeof *entries_);
             entries_[at] = fresh;
@@ -170,7 +178,7 @@ public:
                 const std::size_t pos = position_at(at);
                 if (pos >= first && pos < last) continue;
                 const std::size_t moved = pos >= last ? pos - gone : pos;
-                entries_[kept++] = static_cast<std::uint16_t>(moved << 8 | (entries_[at] & 0xff));
+                entries_[kept++] = static_cast<std::uint16_t>((entries_[at] & check_mask) | moved);
             }
         }
         starts_[bucket_count] = static_cast<std::uint8_t>(kept);
@@ -185,7 +193,7 @@ public:
             shift_in_place(n, from + 1, to, -1);
         else
             shift_in_place(n, to, from - 1, +1);
-        entries_[at] = static_cast<std::uint16_t>(to << 8 | (entries_[at] & 0xff));
+        entries_[at] = static_cast<std::uint16_t>((entries_[at] & check_mask) | to);
     }
 
     /// Copies n entries and the starts to `to` (of any capacity >= n).
@@ -200,9 +208,15 @@ private:
 
     static unsigned bucket_of(std::uint16_t fp) noexcept { return fp >> 12; }
     /// Bits 4-11 of fp: an entry's low byte.
-    static std::uint16_t check_of(std::uint16_t fp) noexcept { return (fp >> 4) & 0xff; }
+    /// An entry's position bits (low 7) and check bits (high 9: bits 3-11 of the fingerprint).
+    static constexpr std::uint16_t position_mask = 0x7f, check_mask = 0xff80;
+    /// Bits 3-11 of fp, where an entry keeps them.
+    static std::uint16_t check_of(std::uint16_t fp) noexcept {
+        return static_cast<std::uint16_t>(fp << 4) & check_mask;
+    }
     static std::uint16_t fingerprint_from(unsigned bucket, std::uint16_t entry) noexcept {
-        return static_cast<std::uint16_t>(bucket << 12 | static_cast<unsigned>(entry & 0xff) << 4);
+        return static_cast<std::uint16_t>(bucket << 12 |
+                                          static_cast<unsigned>(entry & check_mask) >> 4);
     }
 
     /// The bucket whose entries include entry i: the count of starts[1..16] not above i.
@@ -241,7 +255,7 @@ private:
     /// the last entry: the starts and the block's scan slack keep 32 bytes there readable.
     ZSET_ALWAYS_INLINE unsigned matches16(std::size_t at, std::uint16_t check) const noexcept {
 #ifdef ZSET_DETAIL_SSE2
-        const __m128i keep = _mm_set1_epi16(0xff);
+        const __m128i keep = _mm_set1_epi16(static_cast<short>(check_mask));
         const __m128i needle = _mm_set1_epi16(static_cast<short>(check));
         const auto equal8 = [&](std::size_t i) ZSET_LAMBDA_INLINE {
             const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(entries_ + i));
@@ -252,7 +266,7 @@ private:
 #else
         unsigned m = 0;
         for (std::size_t i = 0; i < 16; ++i)
-            m |= static_cast<unsigned>((entries_[at + i] & 0xff) == check) << i;
+            m |= static_cast<unsigned>((entries_[at + i] & check_mask) == check) << i;
         return m;
 #endif
     }
@@ -263,8 +277,8 @@ private:
         const __m128i wanted = _mm_set1_epi16(static_cast<short>(pos));
         for (std::size_t at = 0;; at += 8) {
             const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(entries_ + at));
-            unsigned m = static_cast<unsigned>(
-                _mm_movemask_epi8(_mm_cmpeq_epi16(_mm_srli_epi16(v, 8), wanted)));
+            unsigned m =
+                static_cast<unsigned>(_mm_movemask_epi8(_mm_cmpeq_epi16(positions8(v), wanted)));
             if (n - at < 8) m &= (1u << (2 * (n - at))) - 1;
             if (m != 0) return at + lowest_bit(m) / 2;
         }
@@ -294,13 +308,16 @@ private:
     static __m128i pick(__m128i which, __m128i a, __m128i b) noexcept {
         return _mm_or_si128(_mm_and_si128(which, a), _mm_andnot_si128(which, b));
     }
-    /// Entries whose position is at least lo, from set1(lo * 256 - 1), moved by `step`
-    /// (set1(+-256)).
+    /// The position bits of 8 entries.
+    static __m128i positions8(__m128i v) noexcept {
+        return _mm_and_si128(v, _mm_set1_epi16(position_mask));
+    }
+    /// Entries whose position is at least lo, from at_least(lo), moved by `step` (set1(+-1)).
     static __m128i shifted(__m128i v, __m128i at_least, __m128i step) noexcept {
-        return _mm_add_epi16(v, _mm_and_si128(_mm_cmpgt_epi16(v, at_least), step));
+        return _mm_add_epi16(v, _mm_and_si128(_mm_cmpgt_epi16(positions8(v), at_least), step));
     }
     static __m128i at_least(std::size_t lo) noexcept {
-        return _mm_set1_epi16(static_cast<short>(lo * 256 - 1));
+        return _mm_set1_epi16(static_cast<short>(static_cast<std::ptrdiff_t>(lo) - 1));
     }
     /// Stores v over the 8 entries at c, of which those from `count` on keep `old`.
     void store8(std::size_t c, __m128i v, __m128i old, std::size_t count) noexcept {
@@ -314,7 +331,7 @@ private:
     void insert_shifting(std::size_t n, std::size_t at, std::uint16_t fresh,
                          std::size_t pos) noexcept {
 #ifdef ZSET_DETAIL_SSE2
-        const __m128i lo = at_least(pos), step = _mm_set1_epi16(256);
+        const __m128i lo = at_least(pos), step = _mm_set1_epi16(1);
         const std::size_t count = n + 1;
         std::uint16_t* const e = entries_;
         std::size_t c = (count - 1) & ~std::size_t{7};
@@ -338,7 +355,7 @@ private:
         }
 #else
         for (std::size_t i = 0; i < n; ++i)
-            if (position_at(i) >= pos) entries_[i] = static_cast<std::uint16_t>(entries_[i] + 256);
+            if (position_at(i) >= pos) entries_[i] = static_cast<std::uint16_t>(entries_[i] + 1);
         std::memmove(entries_ + at + 1, entries_ + at, (n - at) * sizeof *entries_);
         entries_[at] = fresh;
 #endif
@@ -348,7 +365,7 @@ private:
     /// one down. Forwards, so each step reads entries no earlier step stored.
     void erase_shifting(std::size_t n, std::size_t at, std::size_t lo_pos) noexcept {
 #ifdef ZSET_DETAIL_SSE2
-        const __m128i lo = at_least(lo_pos), step = _mm_set1_epi16(-256);
+        const __m128i lo = at_least(lo_pos), step = _mm_set1_epi16(-1);
         const std::size_t count = n - 1;
         std::size_t c = 0;
         std::uint16_t* const e = entries_;
@@ -366,8 +383,7 @@ private:
 #else
         std::memmove(entries_ + at, entries_ + at + 1, (n - at - 1) * sizeof *entries_);
         for (std::size_t i = 0; i + 1 < n; ++i)
-            if (position_at(i) >= lo_pos)
-                entries_[i] = static_cast<std::uint16_t>(entries_[i] - 256);
+            if (position_at(i) >= lo_pos) entries_[i] = static_cast<std::uint16_t>(entries_[i] - 1);
 #endif
     }
 
@@ -375,12 +391,13 @@ private:
     void shift_in_place(std::size_t n, std::size_t lo, std::size_t hi, int delta) noexcept {
 #ifdef ZSET_DETAIL_SSE2
         const __m128i from = at_least(lo);
-        const __m128i beyond = _mm_set1_epi16(static_cast<short>(hi * 256 + 255));
-        const __m128i step = _mm_set1_epi16(static_cast<short>(delta * 256));
+        const __m128i beyond = _mm_set1_epi16(static_cast<short>(hi));
+        const __m128i step = _mm_set1_epi16(static_cast<short>(delta));
         std::uint16_t* const e = entries_;
         const auto moved = [&](__m128i v) ZSET_LAMBDA_INLINE {
+            const __m128i p = positions8(v);
             const __m128i in =
-                _mm_andnot_si128(_mm_cmpgt_epi16(v, beyond), _mm_cmpgt_epi16(v, from));
+                _mm_andnot_si128(_mm_cmpgt_epi16(p, beyond), _mm_cmpgt_epi16(p, from));
             return _mm_add_epi16(v, _mm_and_si128(in, step));
         };
         std::size_t c = 0;
@@ -394,7 +411,7 @@ private:
         for (std::size_t i = 0; i < n; ++i) {
             const std::size_t pos = position_at(i);
             if (pos >= lo && pos <= hi)
-                entries_[i] = static_cast<std::uint16_t>(entries_[i] + delta * 256);
+                entries_[i] = static_cast<std::uint16_t>(entries_[i] + delta);
         }
 #endif
     }

@@ -1,9 +1,20 @@
 // zset::detail hashing.
 //
-// Members are hashed once per operation; the 64-bit result is split into a 32-bit tag that
-// places and filters entries in the hash index and a 16-bit fingerprint kept beside each element
-// of a listpack-mode block. A weak hash would cluster the index, so integers are mixed with a
-// 128-bit multiply and strings are folded eight bytes at a time through the same mixer.
+// In skiplist mode members are hashed once per operation and the top 32 bits of the 64-bit
+// result are the tag that places and filters entries in the hash index. A weak hash would
+// cluster the index, so integers are mixed with a 128-bit multiply and strings are folded eight
+// bytes at a time through the same mixer.
+//
+// A listpack-mode block needs only a 16-bit fingerprint a member (13 bits of it in a bucket
+// table). For byte strings of at most 16 bytes (compared as bytes) it is short_bytes_fingerprint:
+// the words hash_bytes would load, folded through one multiply instead of two, which takes ~5
+// cycles off the chain of dependent steps a lookup waits for and made listpack mode's ZSCORE at
+// n = 100 as fast as skiplist mode's (docs/benchmarks.md, "A one-multiply fingerprint for
+// listpack mode"). Over random members its buckets fill as a random function's would; over
+// numbered members ("member:0", "member:1", ...) more evenly, as multiplicative hashing spreads a
+// sequence. Caveat: it is not seeded and not the set's Hash, so members crafted to share it all
+// fall in one bucket; a listpack-mode set is at most 128 members by default, where that costs a
+// scan of the set, as Redis's listpack always does.
 #pragma once
 
 #include <cstdint>
@@ -31,7 +42,7 @@ namespace zset {
 namespace detail {
 
 /// Folds a 64x64 -> 128-bit product into 64 bits: the high half carries the avalanche.
-inline std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) noexcept {
+ZSET_ALWAYS_INLINE std::uint64_t fold_multiply(std::uint64_t a, std::uint64_t b) noexcept {
 #if defined(__SIZEOF_INT128__)
     __extension__ using u128 = unsigned __int128;
     const u128 product = static_cast<u128>(a) * b;
@@ -76,7 +87,7 @@ inline std::uint64_t load_u32(const unsigned char* p) noexcept {
 }
 
 /// Loads 1..7 trailing bytes without reading past the end.
-inline std::uint64_t load_tail(const unsigned char* p, std::size_t n) noexcept {
+ZSET_ALWAYS_INLINE std::uint64_t load_tail(const unsigned char* p, std::size_t n) noexcept {
     if (n >= 4) return (load_u32(p) << 32) | load_u32(p + n - 4);
     return (std::uint64_t{p[0]} << 16) | (std::uint64_t{p[n >> 1]} << 8) | p[n - 1];
 }
@@ -95,26 +106,41 @@ inline std::uint64_t hash_long_bytes(const unsigned char* p, std::size_t len) no
     return fold_multiply(h ^ (h >> 29), hash_k0);
 }
 
+/// The two words hash_bytes mixes for a string of at most 16 bytes: its first and last eight
+/// (overlapping; four and four below 8 bytes, the spread tail below 4).
+struct short_words {
+    std::uint64_t first, last;
+};
+ZSET_ALWAYS_INLINE short_words load_short(const unsigned char* p, std::size_t len) noexcept {
+    if (len >= 8) return {load_u64(p), load_u64(p + len - 8)};
+    if (len >= 4) return {load_u32(p), load_u32(p + len - 4)};
+    return {len > 0 ? load_tail(p, len) : 0, 0};
+}
+
 /// Hashes a byte string. Not cryptographic; good distribution for table placement. Members are
 /// mostly short, so up to 16 bytes take two overlapping loads and two multiplies.
 ZSET_ALWAYS_INLINE std::uint64_t hash_bytes(const void* data, std::size_t len) noexcept {
     const auto* p = static_cast<const unsigned char*>(data);
     if (len > 16) return hash_long_bytes(p, len);
-    std::uint64_t a = 0, b = 0;
-    if (len >= 8) {
-        a = load_u64(p);
-        b = load_u64(p + len - 8);
-    } else if (len >= 4) {
-        a = load_u32(p);
-        b = load_u32(p + len - 4);
-    } else if (len > 0) {
-        a = load_tail(p, len);
-    }
-    return fold_multiply(fold_multiply(a ^ hash_k1, b ^ hash_k2) ^ len, hash_k0);
+    const short_words w = load_short(p, len);
+    return fold_multiply(fold_multiply(w.first ^ hash_k1, w.last ^ hash_k2) ^ len, hash_k0);
 }
 
-inline std::uint64_t mix_integer(std::uint64_t v) noexcept {
+ZSET_ALWAYS_INLINE std::uint64_t mix_integer(std::uint64_t v) noexcept {
     return fold_multiply(v ^ hash_k1, hash_k0);
+}
+
+/// 16 well-mixed bits of a string of at most 16 bytes in one multiply (hash_bytes takes two):
+/// enough for a listpack-mode block's fingerprints, which keep 13. The last word is rotated
+/// before the words are combined: from 9 to 15 bytes they overlap, and unrotated the shared
+/// bytes would cancel. Multiplying the two words instead (as hash_bytes's first step does) and
+/// keeping the top bits clustered numbered members: at n = 100, buckets of up to 22 where a
+/// random function gives 11 (docs/benchmarks.md, "A one-multiply fingerprint for listpack mode").
+ZSET_ALWAYS_INLINE std::uint16_t short_bytes_fingerprint(const void* data,
+                                                         std::size_t len) noexcept {
+    const short_words w = load_short(static_cast<const unsigned char*>(data), len);
+    return static_cast<std::uint16_t>(
+        mix_integer(w.first ^ ((w.last << 29) | (w.last >> 35)) ^ len) >> 48);
 }
 
 /// Whether a hash functor declares `is_avalanching` (all 64 output bits well mixed).
