@@ -1405,7 +1405,7 @@ private:
     }
 
     /// Gives every element of a block that left its bucket table its whole fingerprint (the
-    /// table kept 12 of its 16 bits). Never throws.
+    /// table kept 13 of its 16 bits). Never throws.
     ZSET_NOINLINE void refingerprint_listpack() noexcept {
         for (size_type i = 0; i < lp_.size(); ++i)
             lp_.set_fingerprint(i, listpack_fingerprint(lp_.member(i)));

@@ -116,7 +116,8 @@ public:
     using view = member_view_t<Member>;
     using size_type = std::size_t;
     using ref_type = std::uint16_t;
-    /// 16 bits of a member's hash, beside each element of a listpack-mode block.
+    /// A member's 16-bit listpack fingerprint (sorted_set::listpack_fingerprint), beside each
+    /// element of a listpack-mode block without a bucket table.
     using fingerprint_type = std::uint16_t;
     static constexpr size_type npos = ~size_type{0};
     /// Positions and area units are 16-bit.
