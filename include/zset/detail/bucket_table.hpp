@@ -67,7 +67,7 @@ public:
     /// Makes the table empty.
     void clear() noexcept { std::memset(starts_, 0, starts_bytes); }
 
-    /// The fingerprint bits a table keeps (and compares): the bucket's 4 and the check's 8.
+    /// The fingerprint bits a table keeps (and compares): the bucket's 4 and the check's 9.
     static std::uint16_t kept_fingerprint(std::uint16_t fp) noexcept {
         return static_cast<std::uint16_t>(fp & 0xfff8);
     }
@@ -207,7 +207,6 @@ private:
     std::uint8_t* starts_;
 
     static unsigned bucket_of(std::uint16_t fp) noexcept { return fp >> 12; }
-    /// Bits 4-11 of fp: an entry's low byte.
     /// An entry's position bits (low 7) and check bits (high 9: bits 3-11 of the fingerprint).
     static constexpr std::uint16_t position_mask = 0x7f, check_mask = 0xff80;
     /// Bits 3-11 of fp, where an entry keeps them.
