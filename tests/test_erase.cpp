@@ -73,3 +73,27 @@ TEST_CASE("pop_min and pop_max", "[erase]") {
     REQUIRE(s.pop_min().empty());
     REQUIRE(s.validate());
 }
+
+// Past ~256 blocks a pop of one requests its index entry before it copies the element out
+// (pop_one in sorted_set.hpp): popping one at a time from either end of such a set must
+// still return the elements in order and remove each from the index.
+TEST_CASE("pops of one from a set of many blocks", "[erase]") {
+    constexpr int n = 40000;
+    zset::sorted_set<> s;
+    for (int i = 0; i < n; ++i) s.add("m" + std::to_string(i), (i * 7919) % n);
+    REQUIRE(s.encoding() == zset::encoding::skiplist);
+    int low = 0, high = n - 1;
+    for (int k = 0; k < n / 2; ++k) {
+        const bool from_low = k % 3 != 2;
+        const auto got = from_low ? s.pop_min() : s.pop_max();
+        REQUIRE(got.size() == 1);
+        const int expected = from_low ? low++ : high--;
+        REQUIRE(got[0].second == expected);
+        REQUIRE_FALSE(s.contains(got[0].first));
+        if (k % 4096 == 0) REQUIRE(s.validate());
+    }
+    REQUIRE(s.size() == static_cast<std::size_t>(n - n / 2));
+    REQUIRE(s.validate());
+    REQUIRE(s.pop_min()[0].second == low);
+    REQUIRE(s.pop_max()[0].second == high);
+}

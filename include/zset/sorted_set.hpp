@@ -1809,12 +1809,21 @@ private:
         at.b = skiplist_mode() ? sk_->list.block_of(at.node) : lp_;
         at.pos = from == end_of_set::low ? 0 : at.b.size() - 1;
         at.r = at.b.ref(at.pos);
-        append_owned(out, reference{at.b.member_of(at.r), at.b.score_of(at.r)});
-        if (skiplist_mode())
-            at.slot = sk_->index.find_present(index_type::tag_of(hash_value(at.b.member_of(at.r))),
-                                              address{at.node, at.r});
-        else if (lp_.has_table())  // its table entry from its hash: one bucket, not a search
-            at.entry = lp_.table().find_entry(listpack_fingerprint(at.b.member_of(at.r)),
+        const key_view m = at.b.member_of(at.r);
+        // In a set past the cache the index entry is requested before the copy is made, so
+        // that its miss (the pop's one) overlaps the allocation and the copy (ZPOPMIN at 10^6,
+        // best of 200 batches: 40.1 -> 36.8 ns; requesting the next pop's entry as well:
+        // 38-39). In a cached set the early hash only costs (the suite at 10^3: 8.6 -> 9.0 us a
+        // batch).
+        const bool request_early = skiplist_mode() && walks_cold();
+        std::uint32_t tag = request_early ? index_type::tag_of(hash_value(m)) : 0;
+        if (request_early) sk_->index.prefetch(tag);
+        append_owned(out, reference{m, at.b.score_of(at.r)});
+        if (skiplist_mode()) {
+            if (!request_early) tag = index_type::tag_of(hash_value(m));
+            at.slot = sk_->index.find_present(tag, address{at.node, at.r});
+        } else if (lp_.has_table())  // its table entry from its hash: one bucket, not a search
+            at.entry = lp_.table().find_entry(listpack_fingerprint(m),
                                               [&](size_type p) { return p == at.pos; });
         erase_found(at);
     }
