@@ -1811,10 +1811,10 @@ private:
         at.r = at.b.ref(at.pos);
         const key_view m = at.b.member_of(at.r);
         // In a set past the cache the index entry is requested before the copy is made, so
-        // that its miss (the pop's one) overlaps the allocation and the copy (ZPOPMIN at 10^6,
-        // best of 200 batches: 40.1 -> 36.8 ns; requesting the next pop's entry as well:
-        // 38-39). In a cached set the early hash only costs (the suite at 10^3: 8.6 -> 9.0 us a
-        // batch).
+        // that its miss (the pop's one) overlaps the allocation and the copy
+        // (bench/probes/pop_fresh.cpp: 49.9 -> 43.7 ns a pop at 2 x 10^5, 90-104 -> 70-78 at
+        // 10^6; requesting the next pop's entry as well was slower). In a cached set the early
+        // hash only costs (the suite at 10^3: 8.6 -> 9.0 us a batch), so it waits there.
         const bool request_early = skiplist_mode() && walks_cold();
         std::uint32_t tag = request_early ? index_type::tag_of(hash_value(m)) : 0;
         if (request_early) sk_->index.prefetch(tag);
