@@ -1290,7 +1290,8 @@ private:
     }
 
     /// The listpack-mode iterator at position pos (end() from size()), built in the caller
-    /// (see make_iterator).
+    /// (see make_iterator); nth() without its empty-set and mode checks. Precondition: the set
+    /// is in listpack mode and not empty.
     ZSET_ALWAYS_INLINE const_iterator listpack_iterator(size_type pos) const noexcept {
         return pos < lp_.size() ? make_iterator(nullptr, lp_, 1, pos)
                                 : make_iterator(nullptr, lp_, 0, 0);
