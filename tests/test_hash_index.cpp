@@ -223,3 +223,47 @@ TEST_CASE("hash_index: 255 entries of one tag cannot be placed; the failed inser
     for (std::uint32_t k = 0; k < placed; ++k)
         CHECK(index.find_exact(tag, address_of(k)) != index_type::npos);
 }
+
+TEST_CASE("hash_index: churn at a steady size drops tombstones in place, every entry kept",
+          "[hash_index]") {
+    // 200 entries: a table under 512 slots (its third tag bytes move with the entries); 3000:
+    // one past it. Erases and inserts alternate at a steady size, so tombstones pile up until an
+    // insert finds no room and drops them, without growing the table once it has grown enough
+    // to leave room for them.
+    for (const std::uint32_t entries : {200u, 3000u}) {
+        std::mt19937 rng(entries);
+        index_type index;
+        std::vector<std::pair<std::uint32_t, record_address>> model;
+        std::uint32_t next_id = 0;
+        const auto add = [&] {
+            const std::uint32_t tag = static_cast<std::uint32_t>(rng()) | 1u;
+            model.emplace_back(tag, address_of(next_id++));
+            index.insert(tag, model.back().second);
+        };
+        while (model.size() < entries) add();
+        const auto tombstones = [&] {
+            std::size_t count = 0;
+            for (std::size_t slot = 0; slot < index.capacity(); ++slot)
+                count += index.tombstone_at(slot) ? 1 : 0;
+            return count;
+        };
+        std::size_t drops = 0;
+        for (std::uint32_t step = 0; step < 4 * entries; ++step) {
+            const std::size_t victim = rng() % model.size();
+            index.erase_slot(index.find_exact(model[victim].first, model[victim].second));
+            model[victim] = model.back();
+            model.pop_back();
+            const std::size_t before = tombstones(), capacity = index.capacity();
+            add();
+            // dropped without a rehash to a larger table (which drops them too)
+            if (before > 1 && tombstones() == 0 && index.capacity() == capacity) ++drops;
+            REQUIRE(index.validate());
+        }
+        CHECK(drops > 0);
+        for (const auto& [tag, a] : model) {
+            const std::size_t slot = index.find_exact(tag, a);
+            REQUIRE(slot != index_type::npos);
+            REQUIRE(index.tag_at(slot) == tag);
+        }
+    }
+}

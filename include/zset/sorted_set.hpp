@@ -1383,7 +1383,8 @@ private:
             if (created) release_listpack();
             ZSET_RETHROW;
         }
-        lp_.link(lp_.lower_bound(s, k.member, less_()), r, listpack_fingerprint(k.member));
+        lp_.link(lp_.lower_bound(s, k.member, less_(), search_mode()), r,
+                 listpack_fingerprint(k.member));
     }
 
     /// Replaces the listpack block by one with room for one more record of `units` units:
@@ -1483,9 +1484,13 @@ private:
     /// Xeon (35.8 MiB L3) put ZCOUNT of 1% of 10^5 members 15-20% behind 0.1.0's contiguous
     /// score arrays; from 256, alternated suite rounds at 10^5: zcount 578-604 -> 489-493 ns,
     /// zadd_new 552-568 -> 527 us a batch, range_by_score 727-731 -> 707-732 ns.
+    /// Up to hot_set_size elements (one listpack's worth at Redis's defaults) a set is taken to
+    /// be in L1, where block::lower_bound's branching search beats its conditional moves.
     typename block_type::search search_mode() const noexcept {
-        return walks_cold() ? block_type::search::cold : block_type::search::cached;
+        if (walks_cold()) return block_type::search::cold;
+        return size() <= hot_set_size ? block_type::search::hot : block_type::search::cached;
     }
+    static constexpr size_type hot_set_size = 128;
 
     /// Removes a located element (index entry included). Never throws.
     void erase_found(const position& pos) noexcept {
@@ -1537,7 +1542,7 @@ private:
                      size_type entry = block_type::npos) noexcept {
         // where (s, m) goes among the others: lower_bound counts the element itself when its old
         // key is below the new one
-        size_type to = b.lower_bound(s, m, less_());
+        size_type to = b.lower_bound(s, m, less_(), search_mode());
         if (to > i) --to;
         b.set_score_of(r, s);
         b.move_position(i, to, entry);
@@ -1751,7 +1756,7 @@ private:
         path p;
         sk_->list.descend([&](const node& n) { return node_before(n, s, m); }, p);
         node_id x = p.at[0] == list_type::head_id ? sk_->list.first() : p.at[0];
-        size_type i = sk_->list.block_of(x).lower_bound(s, m, less_());
+        size_type i = sk_->list.block_of(x).lower_bound(s, m, less_(), search_mode());
         if (i == sk_->list.block_of(x).size()) {
             x = sk_->list.at(x).next(0);
             i = 0;

@@ -195,7 +195,10 @@ public:
             return tombstones_ == 0 ? max_load(c) : max_load(c) - max_load(c) / 8;
         };
         while (room(cap) < n) cap += cap / 8;
-        rehash(cap);
+        if (cap == capacity_)
+            drop_tombstones();
+        else
+            rehash(cap);
     }
 
     /// Starts loading the slots a lookup of `tag` reads first.
@@ -515,6 +518,37 @@ private:
                      (to - from) * record_bytes);
         if (keeps_third_tag_byte(capacity_))
             std::memmove(third_tag_bytes() + from + 1, third_tag_bytes() + from, to - from);
+    }
+    /// Drops every tombstone in place: one pass moves each live entry back to max(its home,
+    /// one past the previous entry), which keeps the runs sorted and only shortens distances.
+    /// A rehash to the same capacity did this with a fresh table, every whole tag rebuilt and
+    /// every entry rewritten: ~100 instructions a slot against ~10 (the suite's ZADD of new
+    /// members at 10^3, whose untimed erases leave tombstones a later batch drops, spent 9% of
+    /// its instructions there). Never allocates, never throws.
+    void drop_tombstones() noexcept {
+        std::uint16_t* k = keys();
+        unsigned char* r = records();
+        const bool third = keeps_third_tag_byte(capacity_);
+        const size_type end = capacity_ + overflow_for(capacity_);
+        size_type next = 0;  // every slot below it is settled
+        for (size_type i = 0; i < end; ++i) {
+            const std::uint16_t key = k[i];
+            if (key == empty_key) continue;
+            if (dead(key)) {
+                k[i] = empty_key;
+                continue;
+            }
+            const size_type h = i - displacement(key);
+            const size_type at = h > next ? h : next;
+            next = at + 1;
+            if (at == i) continue;
+            // slot `at` was emptied above (a tombstone) or vacated by an entry moved back
+            k[at] = static_cast<std::uint16_t>(key + ((i - at) << 8));
+            k[i] = empty_key;
+            std::memcpy(r + at * record_bytes, r + i * record_bytes, record_bytes);
+            if (third) third_tag_bytes()[at] = third_tag_bytes()[i];
+        }
+        tombstones_ = 0;
     }
     bool revive(size_type slot, std::uint32_t key, std::uint32_t tag, record_address a) noexcept {
         write_entry(slot, key, tag, a);
