@@ -69,7 +69,8 @@
 // std::length_error (the hash is mixed first, so it takes a Hash that gives 255 members one
 // value). An erase never moves an entry: it empties its
 // slot when no displaced entry follows, and leaves a tombstone otherwise; an insert next to a
-// tombstone revives it in place, and the next rehash drops the rest. Measured alternatives
+// tombstone revives it in place, and the insert that finds the table full of them drops the
+// rest in one pass over the table, in place (drop_tombstones). Measured alternatives
 // (callgrind, bench/probes/pop_cost.cpp): shifting the whole run back cost 2624 instructions
 // per pop + re-add against 2015 for shifting at most 8 entries, and that bound cost 911
 // instructions and 1.84 mispredicted branches per ZPOPMIN at 10^3 against 807 and 0.66 for
