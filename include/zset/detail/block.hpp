@@ -446,13 +446,15 @@ public:
     /// Branch-light binary search: the probe sequence does not depend on earlier outcomes'
     /// branches, only on a conditional move.
     template <class GoesBefore>
-    size_type partition_point(const GoesBefore& goes_before, search mode = search::cached) const {
+    ZSET_ALWAYS_INLINE size_type partition_point(const GoesBefore& goes_before,
+                                                 search mode = search::cached) const {
         return partition_point_from(0, goes_before, mode);
     }
     /// partition_point() over positions [first, size()).
     template <class GoesBefore>
-    size_type partition_point_from(size_type first, const GoesBefore& goes_before,
-                                   search mode = search::cached) const {
+    ZSET_ALWAYS_INLINE size_type partition_point_from(size_type first,
+                                                      const GoesBefore& goes_before,
+                                                      search mode = search::cached) const {
         size_type base = first, len = size() - first;
         if (len == 0) return first;
         const std::uint16_t* o = order();
@@ -510,18 +512,26 @@ public:
     /// updates, alternated suite rounds, 66 -> 75 ns at 100 members, 124 -> 114 at 200,
     /// 144 -> 133 at 10^3, 490 -> 430 at 10^5 (sorted_set::search_mode draws the line).
     template <class Compare>
-    size_type lower_bound(Score s, view m, const Compare& less,
-                          search mode = search::cached) const {
+    ZSET_ALWAYS_INLINE size_type lower_bound(Score s, view m, const Compare& less,
+                                             search mode = search::cached) const {
+        if (mode != search::hot) return lower_bound_by_scores(s, m, less, mode);
         const std::uint16_t* o = order();
-        if (mode == search::hot)
-            return partition_point([&](size_type i) {
-                const ref_type r = o[i];
-                const Score si = score_of(r);
-                return si < s || (!(s < si) && less(member_of(r), m));
-            });
-        const size_type p = partition_point([&](size_type i) { return score_of(o[i]) < s; }, mode);
+        return partition_point([&](size_type i) ZSET_LAMBDA_INLINE {
+            const ref_type r = o[i];
+            const Score si = score_of(r);
+            return si < s || (!(s < si) && less(member_of(r), m));
+        });
+    }
+    /// lower_bound() outside hot blocks (out of line: inlined, it kept the hot search from
+    /// being inlined into its callers, a call a score update in listpack mode paid for).
+    template <class Compare>
+    ZSET_NOINLINE size_type lower_bound_by_scores(Score s, view m, const Compare& less,
+                                                  search mode) const {
+        const std::uint16_t* o = order();
+        const size_type p = partition_point(
+            [&](size_type i) ZSET_LAMBDA_INLINE { return score_of(o[i]) < s; }, mode);
         if (p == size() || s < score_of(o[p])) return p;
-        return partition_point_from(p, [&](size_type i) {
+        return partition_point_from(p, [&](size_type i) ZSET_LAMBDA_INLINE {
             const ref_type r = o[i];
             return !(s < score_of(r)) && less(member_of(r), m);
         });
