@@ -443,8 +443,9 @@ public:
     }
 
     /// First position i for which goes_before(i) is false, assuming it is true then false.
-    /// Branch-light binary search: the probe sequence does not depend on earlier outcomes'
-    /// branches, only on a conditional move.
+    /// Each step keeps a half by a conditional move when the compiler can make goes_before
+    /// branch-free (a single comparison); a compound predicate may branch instead (see
+    /// lower_bound, which relies on both).
     template <class GoesBefore>
     ZSET_ALWAYS_INLINE size_type partition_point(const GoesBefore& goes_before,
                                                  search mode = search::cached) const {
