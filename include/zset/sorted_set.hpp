@@ -686,7 +686,12 @@ public:
 
     /// ZRANK: 0-based rank in ascending order. O(log n), no key comparisons beyond the lookup.
     [[nodiscard]] std::optional<size_type> rank(key_view member) const noexcept {
-        const position pos = locate(make_probe(member));
+        if (!skiplist_mode()) {
+            const size_type i = listpack_position(member);
+            if (i == block_type::npos) return std::nullopt;
+            return i;
+        }
+        const position pos = locate_in_skiplist(make_probe(member));
         if (!pos) return std::nullopt;
         return rank_of(pos);
     }
@@ -699,7 +704,12 @@ public:
     /// ZRANK ... WITHSCORE. O(log n).
     [[nodiscard]] std::optional<std::pair<size_type, Score>>
     rank_with_score(key_view member) const noexcept {
-        const position pos = locate(make_probe(member));
+        if (!skiplist_mode()) {
+            const size_type i = listpack_position(member);
+            if (i == block_type::npos) return std::nullopt;
+            return std::pair<size_type, Score>{i, lp_.score_of(lp_.ref(i))};
+        }
+        const position pos = locate_in_skiplist(make_probe(member));
         if (!pos) return std::nullopt;
         return std::pair<size_type, Score>{rank_of(pos), pos.b.score_of(pos.r)};
     }
@@ -1196,44 +1206,63 @@ private:
         out.entry = found.entry;
         return out;
     }
-    /// find_score() in listpack mode. A member of at most 16 bytes in a block with a bucket
-    /// table (at most 128 positions: the default thresholds): a miss ends at its bucket's
-    /// compare (a false candidate 1.2% of misses at n = 100), or at its only candidate's
-    /// record; a hit compares its first candidate here, as in skiplist mode; further
-    /// candidates, longer buckets, other members and blocks go to score_in_listpack_scan (a
-    /// miss with one false candidate went there too and hashed again: 3.70-3.78 -> 3.63 ns at
-    /// n = 100 on misses that meet one 3% of the time). Inlined into find_score: the lookup is
-    /// short enough that skiplist mode's lookups did not slow (callgrind,
-    /// bench/probes/lookup_cost.cpp 1000: hit 144 -> 146 instructions, miss 106 -> 106) while
-    /// listpack mode's lost the call (100: hit 117 -> 110, miss 99 -> 88; in the suite a miss 5.0
-    /// -> 4.7 ns, skiplist mode 4.7). The fingerprint scan before the table could not be inlined
-    /// (ZSCORE miss at 10^3 in skiplist mode 7.4 -> 11 ns: its registers and frame).
+    /// find_score() in listpack mode. The scan is a tail call: a call that returns here needs
+    /// a frame, two more instructions on every lookup of both modes.
     ZSET_ALWAYS_INLINE bool score_in_listpack(key_view member, Score& out) const noexcept {
-        if constexpr (byte_equality) {
-            if (lp_ && lp_.has_table() && member.size() <= 16) {
-                const detail::bucket_table t = lp_.table();
-                const auto c = t.first_candidates(listpack_fingerprint(member));
-                if (c.mask == 0 && ZSET_LIKELY(c.whole())) return false;
-                if (ZSET_LIKELY(c.mask != 0)) {
-                    const ref_type r = lp_.ref(t.position_at(c.first + detail::lowest_bit(c.mask)));
-                    if (ZSET_LIKELY(lp_.short_bytes_equal(r, member))) {
-                        out = lp_.score_of(r);
-                        return true;
-                    }
-                    if ((c.mask & (c.mask - 1)) == 0 && c.whole()) return false;  // the only one
-                }
-            }
+        const size_type i = listpack_position_by_table(member);
+        if (ZSET_LIKELY(i < needs_scan)) {
+            out = lp_.score_of(lp_.ref(i));
+            return true;
         }
+        if (i == block_type::npos) return false;
         return score_in_listpack_scan(member, out);
     }
-    /// score_in_listpack() for any member and block: the score straight from the scan, without
-    /// building a position (ZSCORE at n = 100, callgrind: 211 -> 183 instructions a hit, 181 ->
-    /// 159 a miss; at 10^3 in skiplist mode 154 -> 158 a hit, 115 -> 116 a miss).
     ZSET_NOINLINE bool score_in_listpack_scan(key_view member, Score& out) const noexcept {
         const size_type i = position_in_listpack(make_probe(member));
         if (i == block_type::npos) return false;
         out = lp_.score_of(lp_.ref(i));
         return true;
+    }
+    /// The member's position (its rank) in listpack mode, or npos.
+    ZSET_ALWAYS_INLINE size_type listpack_position(key_view member) const noexcept {
+        const size_type i = listpack_position_by_table(member);
+        if (ZSET_LIKELY(i != needs_scan)) return i;
+        return listpack_position_scan(member);
+    }
+    ZSET_NOINLINE size_type listpack_position_scan(key_view member) const noexcept {
+        return position_in_listpack(make_probe(member));
+    }
+    /// listpack_position_by_table()'s answer when the block's fingerprint scan must decide.
+    static constexpr size_type needs_scan = block_type::npos - 1;
+    /// The member's position in listpack mode, npos, or needs_scan. A member of at most 16
+    /// bytes in a block with a bucket table (at most 128 positions: the default thresholds): a
+    /// miss ends at its bucket's compare (a false candidate 1.2% of misses at n = 100), or at
+    /// its only candidate's record; a hit compares its first candidate here, as in skiplist
+    /// mode; further candidates, longer buckets, other members and blocks need the scan (a
+    /// miss with one false candidate went there too and hashed again: 3.70-3.78 -> 3.63 ns at
+    /// n = 100 on misses that meet one 3% of the time). Inlined into find_score: the lookup is
+    /// short enough that skiplist mode's lookups did not slow (callgrind,
+    /// bench/probes/lookup_cost.cpp 1000: hit 144 -> 146 instructions, miss 106 -> 106) while
+    /// listpack mode's lost the call (100: hit 117 -> 110, miss 99 -> 88; in the suite a miss
+    /// 5.0 -> 4.7 ns, skiplist mode 4.7). The fingerprint scan before the table could not be
+    /// inlined (ZSCORE miss at 10^3 in skiplist mode 7.4 -> 11 ns: its registers and frame).
+    /// rank() and rank_with_score() take it too: through locate() (a call, and a position
+    /// built) a listpack input's lookup in ZUNION cost twice a skiplist-mode ZSCORE.
+    ZSET_ALWAYS_INLINE size_type listpack_position_by_table(key_view member) const noexcept {
+        if constexpr (byte_equality) {
+            if (lp_ && lp_.has_table() && member.size() <= 16) {
+                const detail::bucket_table t = lp_.table();
+                const auto c = t.first_candidates(listpack_fingerprint(member));
+                if (c.mask == 0 && ZSET_LIKELY(c.whole())) return block_type::npos;
+                if (ZSET_LIKELY(c.mask != 0)) {
+                    const size_type i = t.position_at(c.first + detail::lowest_bit(c.mask));
+                    if (ZSET_LIKELY(lp_.short_bytes_equal(lp_.ref(i), member))) return i;
+                    if ((c.mask & (c.mask - 1)) == 0 && c.whole())  // the only candidate
+                        return block_type::npos;
+                }
+            }
+        }
+        return needs_scan;
     }
     ZSET_ALWAYS_INLINE size_type position_in_listpack(const probe& k) const noexcept {
         if (!lp_) return block_type::npos;
