@@ -2409,13 +2409,27 @@ private:
         }
     }
 
+    /// Sets of up to this many members get their index laid out in one pass
+    /// (hash_index::assign): ZUNION of two sets of 100, 1,000 and 4,000 members 17%, 11% and 17%
+    /// faster than one insert after another. Not beyond: its temporaries (~30 bytes a member)
+    /// then outgrow malloc's mmap threshold, and the page faults of fresh memory made ZUNION at
+    /// 10^5 25% slower.
+    static constexpr size_type index_laid_out_up_to = 8192;
+
     template <class It>
     ZSET_NOINLINE void build_skiplist(It first, It last, size_type n,
                                       build_room room = build_room::growth) {
         owned_state state(allocator());
         list_type& fresh = state.get()->list;
         index_type& fresh_index = state.get()->index;
-        fresh_index.reserve(n);
+        using tagged_address = typename index_type::tagged_address;
+        std::vector<tagged_address, rebound<tagged_address>> entries{
+            rebound<tagged_address>(get_allocator())};
+        const bool laid_out = n <= index_laid_out_up_to;
+        if (laid_out)
+            entries.reserve(n);
+        else
+            fresh_index.reserve(n);
         while (first != last) {
             // one block: up to block_max_entries elements and (softly) block_max_bytes of records
             It chunk_end = first;
@@ -2431,11 +2445,17 @@ private:
                 built_positions(count, room), built_area(units, room), list_type::max_level, false,
                 [&](block_type b) { fill_block(b, first, chunk_end, zset::encoding::skiplist); });
             const block_type b = fresh.block_of(made);
-            for (size_type i = 0; i < b.size(); ++i)
-                fresh_index.insert(index_type::tag_of(hash_value(b.member(i))),
-                                   address{made, b.ref(i)});
+            for (size_type i = 0; i < b.size(); ++i) {
+                const tagged_address e{index_type::tag_of(hash_value(b.member(i))),
+                                       address{made, b.ref(i)}};
+                if (laid_out)
+                    entries.push_back(e);
+                else
+                    fresh_index.insert(e.tag, e.a);
+            }
             first = chunk_end;
         }
+        if (laid_out) fresh_index.assign(entries.data(), entries.data() + entries.size());
         release_listpack();
         release_skiplist();
         sk_ = state.release();

@@ -97,11 +97,13 @@
 // The 2-byte keys keep the order the 1-byte control array lacked in the bytes it saves.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <utility>
+#include <vector>
 
 #include "../common.hpp"
 #include "allocator_holder.hpp"
@@ -299,6 +301,47 @@ public:
         reserve(size_ + 1);
         while (!try_place(tag, a)) rehash(grown(capacity_, size_ + 1));
         ++size_;
+    }
+
+    /// A member's tag and its record's address: one entry of assign().
+    struct tagged_address {
+        std::uint32_t tag;
+        record_address a;
+    };
+    /// Fills an empty index with the entries [first, last) of distinct members, put in tag
+    /// order here: each then lands at max(its home, one past the previous entry), as a rehash
+    /// lays entries out, instead of being shifted into its run by one insert after another
+    /// (ZUNION at n = 100, whose 150-member result is built this way: 22% of its time went to
+    /// try_place). The order comes from a counting pass on the tags' top bits (about one entry
+    /// a bucket) and an insertion sort of what is left: std::sort made ZUNION at 4,000 members
+    /// 25% slower than one insert after another. The capacity is reserve(last - first)'s.
+    /// Strong guarantee (on an exception the index stays empty). Allocates 4 bytes an entry
+    /// and a copy of the entries for the time of the call.
+    void assign(const tagged_address* first, const tagged_address* last) {
+        const auto count = static_cast<size_type>(last - first);
+        if (count == 0) return;
+        unsigned bits = 1;
+        while (bits < 31 && (size_type{1} << bits) < count) ++bits;
+        using entry_allocator =
+            typename std::allocator_traits<word_allocator>::template rebind_alloc<tagged_address>;
+        std::vector<std::uint32_t, word_allocator> starts((size_type{1} << bits) + 1, 0, alloc());
+        std::vector<tagged_address, entry_allocator> sorted(count, tagged_address{},
+                                                            entry_allocator(alloc()));
+        const auto bucket = [bits](std::uint32_t tag) { return tag >> (32 - bits); };
+        for (const tagged_address* e = first; e != last; ++e) ++starts[bucket(e->tag) + 1];
+        for (size_type b = 1; b < starts.size(); ++b) starts[b] += starts[b - 1];
+        for (const tagged_address* e = first; e != last; ++e) sorted[starts[bucket(e->tag)]++] = *e;
+        for (size_type i = 1; i < count; ++i)
+            for (size_type j = i; j > 0 && sorted[j].tag < sorted[j - 1].tag; --j)
+                std::swap(sorted[j], sorted[j - 1]);
+        size_type cap = 16;
+        while (max_load(cap) < count) cap += cap / 8;
+        while (!lay_out(cap, count, [&](auto&& place) {
+            for (const tagged_address& e : sorted)
+                if (!place(e.tag, e.a)) return false;
+            return true;
+        }))
+            cap = grown(cap, count);
     }
 
     /// Removes the entry in `slot` without moving any other: when the next slot holds an entry
@@ -643,6 +686,23 @@ private:
         return next;
     }
     bool rehash_into(size_type new_capacity) {
+        // entries are in tag order already (runs are sorted and homes are monotone)
+        const size_type end = capacity_ == 0 ? 0 : capacity_ + overflow_for(capacity_);
+        const double scale = fraction_scale(capacity_);
+        return lay_out(new_capacity, size_, [&](auto&& place) {
+            for (size_type i = 0; i < end; ++i) {
+                if (keys()[i] == empty_key || dead(keys()[i])) continue;
+                if (!place(whole_tag(i, scale), address(i))) return false;
+            }
+            return true;
+        });
+    }
+    /// Builds a table of `new_capacity` home slots from `count` entries that each_entry(place)
+    /// hands to place(tag, address) in tag order (stopping when it returns false), each landing
+    /// at max(its home, one past the previous entry), and swaps it in; false (this index
+    /// unchanged) if a run would pass the overflow area or an entry sit too far from home.
+    template <class EachEntry>
+    bool lay_out(size_type new_capacity, size_type count, EachEntry&& each_entry) {
         hash_index fresh(alloc());
         fresh.mem_ = word_traits::allocate(fresh.alloc(), words_for(new_capacity));
         fresh.capacity_ = static_cast<std::uint32_t>(new_capacity);
@@ -650,22 +710,18 @@ private:
         std::memset(fresh.mem_, 0, words_for(new_capacity) * sizeof(std::uint32_t));
         std::memset(fresh.keys(), 0xff,  // every key empty_key
                     (new_capacity + extra_for(new_capacity)) * sizeof(std::uint16_t));
-        // entries are in tag order already (runs are sorted and homes are monotone), so
-        // each lands at max(its home, one past the previous entry)
-        const size_type end = capacity_ == 0 ? 0 : capacity_ + overflow_for(capacity_);
         const size_type fresh_end = new_capacity + overflow_for(new_capacity);
-        const double scale = fraction_scale(capacity_);
         size_type next = 0;
-        for (size_type i = 0; i < end; ++i) {
-            if (keys()[i] == empty_key || dead(keys()[i])) continue;
-            const std::uint32_t tag = whole_tag(i, scale);
+        const bool placed_all = each_entry([&](std::uint32_t tag, record_address a) {
             const size_type h = fresh.home(tag);
             const size_type at = h > next ? h : next;
             if (at >= fresh_end || at - h > max_displacement) return false;
-            fresh.write_entry(at, fresh.key_at(tag, h, at), tag, address(i));
+            fresh.write_entry(at, fresh.key_at(tag, h, at), tag, a);
             next = at + 1;
-        }
-        fresh.size_ = size_;
+            return true;
+        });
+        if (!placed_all) return false;
+        fresh.size_ = static_cast<std::uint32_t>(count);
         swap(fresh);
         return true;
     }
