@@ -192,12 +192,7 @@ public:
     /// cost spreads over at least that many erases. Strong guarantee.
     void reserve(size_type n) {
         if (n + tombstones_ <= max_load(capacity_)) return;
-        size_type cap = capacity_ < 16 ? 16 : capacity_;
-        // growth fills a table to 7/8; a rehash that drops tombstones keeps 1/8 of that free
-        const auto room = [&](size_type c) {
-            return tombstones_ == 0 ? max_load(c) : max_load(c) - max_load(c) / 8;
-        };
-        while (room(cap) < n) cap += cap / 8;
+        const size_type cap = capacity_for(n, capacity_, tombstones_ != 0);
         if (cap == capacity_)
             drop_tombstones();
         else
@@ -334,8 +329,7 @@ public:
         for (size_type i = 1; i < count; ++i)
             for (size_type j = i; j > 0 && sorted[j].tag < sorted[j - 1].tag; --j)
                 std::swap(sorted[j], sorted[j - 1]);
-        size_type cap = 16;
-        while (max_load(cap) < count) cap += cap / 8;
+        size_type cap = capacity_for(count, 0, false);
         while (!lay_out(cap, count, [&](auto&& place) {
             for (const tagged_address& e : sorted)
                 if (!place(e.tag, e.a)) return false;
@@ -425,6 +419,17 @@ public:
 
 private:
     static size_type max_load(size_type cap) noexcept { return cap - cap / 8; }
+    /// The capacity growth reaches from `from` (16 at least) to hold n entries: tables fill to
+    /// 7/8, and one rebuilt to drop tombstones (`drops_tombstones`) keeps 1/8 of that free, so
+    /// the next drop is at least that many erases away.
+    static size_type capacity_for(size_type n, size_type from, bool drops_tombstones) noexcept {
+        const auto room = [drops_tombstones](size_type c) {
+            return drops_tombstones ? max_load(c) - max_load(c) / 8 : max_load(c);
+        };
+        size_type cap = from < 16 ? 16 : from;
+        while (room(cap) < n) cap += cap / 8;
+        return cap;
+    }
 
     word_allocator& alloc() noexcept { return this->held_allocator(); }
 
