@@ -1113,17 +1113,30 @@ private:
     // ---- lookup ---------------------------------------------------------------------------------
 
     /// score()'s lookup: stores the member's score in `out` and returns true, or returns false.
-    /// A miss almost always ends at the index probe (no slot whose key matches: ~99% of
-    /// misses), and a hit on a member of 16 bytes or fewer at the first candidate, its record
-    /// read in one load and the member compared here without a call; longer members (a memcmp
-    /// call) and further candidates go to score_from_slot, so this part needs no frame for
-    /// values live across a call (callgrind, ZSCORE at 10^3: a miss 119 -> 107 instructions, a
-    /// hit 173 -> 144; with every compare out of line a hit took 191, and 15-20% longer at
-    /// 10^6, where fewer lookups then fit in the reorder buffer to overlap their cache misses;
-    /// with the probe's candidate from its equal-key lanes and the one-load record, 105 and
-    /// 81.5).
-    bool find_score(key_view member, Score& out) const noexcept {
-        if (!ZSET_LIKELY(skiplist_mode())) return score_in_listpack(member, out);
+    /// Inlined into the caller: the listpack-mode lookup runs there in full (its rare paths are
+    /// calls), and skiplist mode is one call. Both used to be one out-of-line function whose
+    /// entry saved five registers for the skiplist side's call to hash_long_bytes, which every
+    /// listpack lookup paid too (callgrind, bench/probes/lookup_cost.cpp at 100: a listpack
+    /// miss 79 -> 64 instructions, a hit 106 -> 88; the suite at 100, alternated rounds:
+    /// miss 3.33 / 3.37 -> 2.89 / 2.90 ns, hit 6.16 / 6.32 -> 5.43 / 5.40).
+    ZSET_ALWAYS_INLINE bool find_score(key_view member, Score& out) const noexcept {
+        if (ZSET_LIKELY(skiplist_mode())) return score_in_skiplist(member, out);
+        return score_in_listpack(member, out);
+    }
+    /// find_score() in skiplist mode. A miss almost always ends at the index probe (no slot
+    /// whose key matches: ~99% of misses), and a hit on a member of 16 bytes or fewer at the
+    /// first candidate, its record read in one load and the member compared here without a
+    /// call; longer members (hashed by a call) and further candidates go to functions of their
+    /// own, reached by tail calls, so this part saves one register where it saved five
+    /// (lookup_cost at 10^3: a miss 83.5 -> 77.4 instructions, a hit 107.2 -> 97.2; the suite
+    /// at 10^3: miss 3.36 / 3.46 -> 3.12 / 3.10 ns, hit 6.85 / 6.83 -> 6.64 / 6.53; at 10^5 a
+    /// miss 3.8 -> 3.5, a hit 13.2 -> 13.5, within its spread). History: with every
+    /// compare out of line a hit at 10^3 took 191 instructions against 144, and 15-20% longer
+    /// at 10^6, where fewer lookups then fit in the reorder buffer to overlap their misses.
+    ZSET_NOINLINE bool score_in_skiplist(key_view member, Score& out) const noexcept {
+        if constexpr (byte_equality) {
+            if (!ZSET_LIKELY(member.size() <= 16)) return score_of_long_member(member, out);
+        }
         const std::uint32_t tag = index_type::tag_of(hash_value(member));
         const size_type slot = sk_->index.first_candidate(tag);
         if (slot == index_type::npos) return false;
@@ -1140,6 +1153,12 @@ private:
                 }
             }
         }
+        return score_from_slot(member, tag, slot, out);
+    }
+    ZSET_NOINLINE bool score_of_long_member(key_view member, Score& out) const noexcept {
+        const std::uint32_t tag = index_type::tag_of(hash_value(member));
+        const size_type slot = sk_->index.first_candidate(tag);
+        if (slot == index_type::npos) return false;
         return score_from_slot(member, tag, slot, out);
     }
     ZSET_NOINLINE bool score_from_slot(key_view member, std::uint32_t tag, size_type slot,
@@ -1206,8 +1225,8 @@ private:
         out.entry = found.entry;
         return out;
     }
-    /// find_score() in listpack mode. The scan is a tail call: a call that returns here needs
-    /// a frame, two more instructions on every lookup of both modes.
+    /// find_score() in listpack mode, inlined into score()'s caller; the fingerprint scan, for
+    /// the rare lookup the table cannot settle, is a call.
     ZSET_ALWAYS_INLINE bool score_in_listpack(key_view member, Score& out) const noexcept {
         const size_type i = listpack_position_by_table(member);
         if (ZSET_LIKELY(i < needs_scan)) {
