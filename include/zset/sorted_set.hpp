@@ -1156,10 +1156,10 @@ private:
         return score_from_slot(member, tag, slot, out);
     }
     ZSET_NOINLINE bool score_of_long_member(key_view member, Score& out) const noexcept {
-        const std::uint32_t tag = index_type::tag_of(hash_value(member));
-        const size_type slot = sk_->index.first_candidate(tag);
-        if (slot == index_type::npos) return false;
-        return score_from_slot(member, tag, slot, out);
+        const position pos = locate_in_skiplist(make_probe(member));
+        if (!pos) return false;
+        out = pos.b.score_of(pos.r);
+        return true;
     }
     ZSET_NOINLINE bool score_from_slot(key_view member, std::uint32_t tag, size_type slot,
                                        Score& out) const noexcept {
