@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "zset_catch.hpp"
-#include <zset/detail/bucket_table.hpp>
-#include <zset/detail/hash.hpp>
+#include <zset/detail/container/bucket_table.hpp>
+#include <zset/detail/container/hash.hpp>
 
 namespace {
 

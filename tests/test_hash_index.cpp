@@ -1,4 +1,4 @@
-// The member index on its own (detail/hash_index.hpp): where an erase leaves a tombstone and
+// The member index on its own (detail/container/hash_index.hpp): where an erase leaves a tombstone and
 // where it empties a slot, and a random run of inserts and erases against a model, checking
 // the table's invariants (sorted runs, every entry at or after its home, the counts) after
 // every step. The container's tests reach the index only through members and their hashes;
@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "zset_catch.hpp"
-#include <zset/detail/hash_index.hpp>
+#include <zset/detail/container/hash_index.hpp>
 
 namespace {
 

@@ -1,4 +1,4 @@
-// zset::detail::uniform_below and detail::shuffle (include/zset/detail/random.hpp), which
+// zset::detail::uniform_below and detail::shuffle (include/zset/detail/container/random.hpp), which
 // random_members (ZRANDMEMBER) draws with instead of <random>: uniform for any generator range,
 // including ranges that are not a power of two and ranges smaller than the bound.
 #include <cstdint>

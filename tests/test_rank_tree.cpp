@@ -1,4 +1,4 @@
-// The rank tree on its own (detail/rank_tree.hpp): random links, unlinks and count changes of
+// The rank tree on its own (detail/container/rank_tree.hpp): random links, unlinks and count changes of
 // blocks against a model list, checking every block's start rank, nth() and offset() and the
 // tree's invariants;
 // enough blocks for three levels of 32-entry nodes, then all removed again.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "zset_catch.hpp"
-#include <zset/detail/rank_tree.hpp>
+#include <zset/detail/container/rank_tree.hpp>
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The 16-bit scanning primitives of include/zset/detail/scan.hpp against plain loops: every
+// The 16-bit scanning primitives of include/zset/detail/container/scan.hpp against plain loops: every
 // length around the 8-, 16-, 64- and 128-value step boundaries, matches anywhere, early stops.
 #include <algorithm>
 #include <cstddef>
@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "zset_catch.hpp"
-#include <zset/detail/scan.hpp>
+#include <zset/detail/container/scan.hpp>
 
 namespace {
 

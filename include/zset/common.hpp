@@ -1,5 +1,7 @@
 // zset: vocabulary types shared by the container, the set operations and the Redis layer.
-#pragma once
+// SPDX-License-Identifier: MIT
+#ifndef ZSET_COMMON_HPP
+#define ZSET_COMMON_HPP
 
 #include <cmath>
 #include <cstddef>
@@ -376,3 +378,5 @@ private:
 enum class aggregate { sum, min, max };
 
 }  // namespace zset
+
+#endif  // ZSET_COMMON_HPP

@@ -1,4 +1,5 @@
 // zset/ranges.hpp — C++20 range adaptors over a sorted set's views.
+// SPDX-License-Identifier: MIT
 //
 //   for (std::string_view m : s.range_by_rank(0, 9) | zset::views::members) ...
 //   double total = 0; for (double x : s.range_by_score({0, 100}) | zset::views::scores) total += x;
@@ -8,7 +9,8 @@
 // / values do not: they call std::get, which the standard lets only std::pair, std::tuple and
 // std::array provide, and an element is {member, score} by name. These two adaptors are the
 // equivalent. Separate from <zset/zset.hpp> because <ranges> is costly to compile.
-#pragma once
+#ifndef ZSET_RANGES_HPP
+#define ZSET_RANGES_HPP
 
 #if __cplusplus < 202002L && (!defined(_MSVC_LANG) || _MSVC_LANG < 202002L)
 #error "<zset/ranges.hpp> needs C++20"
@@ -26,3 +28,5 @@ inline constexpr auto members = std::views::transform([](const auto& e) { return
 inline constexpr auto scores = std::views::transform([](const auto& e) { return e.score; });
 
 }  // namespace zset::views
+
+#endif  // ZSET_RANGES_HPP

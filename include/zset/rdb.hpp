@@ -26,7 +26,7 @@
 #include <string>
 #include <string_view>
 
-#include "detail/rdb.hpp"
+#include "detail/dump/codec.hpp"
 
 namespace zset {
 namespace rdb {

@@ -1,12 +1,13 @@
 // zset::sorted_set — the Redis sorted set (ZSET) as a C++ container.
+// SPDX-License-Identifier: MIT
 //
 // Composition (each piece in its own header under detail/):
-//   * detail/block.hpp      — block: a slotted page of (score, member) records in one
+//   * detail/container/block.hpp      — block: a slotted page of (score, member) records in one
 //                             allocation, in order through a 16-bit array of record refs.
-//   * detail/skiplist.hpp   — skiplist of blocks (a pool of 40-byte nodes, their block pointers
+//   * detail/container/skiplist.hpp   — skiplist of blocks (a pool of 40-byte nodes, their block pointers
 //                             in an array beside it): order.
-//   * detail/rank_tree.hpp  — counted B+tree over the blocks: O(log n) rank and nth.
-//   * detail/hash_index.hpp — open-addressing member -> (node, record) index (skiplist mode).
+//   * detail/container/rank_tree.hpp  — counted B+tree over the blocks: O(log n) rank and nth.
+//   * detail/container/hash_index.hpp — open-addressing member -> (node, record) index (skiplist mode).
 //
 // Encodings. In listpack mode the whole set is one block and a member lookup scans its 16-bit
 // fingerprints (no index at all, as Redis's listpack). Adding a member that would make the set
@@ -38,7 +39,8 @@
 //
 // Thread safety: as the standard containers — concurrent calls of const member functions on one
 // set are safe; any non-const call needs exclusive access.
-#pragma once
+#ifndef ZSET_SORTED_SET_HPP
+#define ZSET_SORTED_SET_HPP
 
 #include <algorithm>
 #include <cmath>
@@ -64,13 +66,13 @@
 #include <vector>
 
 #include "common.hpp"
-#include "detail/allocator_holder.hpp"
-#include "detail/block.hpp"
-#include "detail/function_holder.hpp"
-#include "detail/hash.hpp"  // also std::equal_to<> and std::less<>
-#include "detail/hash_index.hpp"
-#include "detail/random.hpp"
-#include "detail/skiplist.hpp"
+#include "detail/container/allocator_holder.hpp"
+#include "detail/container/block.hpp"
+#include "detail/container/function_holder.hpp"
+#include "detail/container/hash.hpp"  // also std::equal_to<> and std::less<>
+#include "detail/container/hash_index.hpp"
+#include "detail/container/random.hpp"
+#include "detail/container/skiplist.hpp"
 
 namespace zset {
 
@@ -2623,3 +2625,5 @@ ZSET_DETAIL_INSTANCE class zset::detail::hash_index<std::allocator<std::string>>
 ZSET_DETAIL_INSTANCE class zset::sorted_set<>;
 #undef ZSET_DETAIL_INSTANCE
 #endif
+
+#endif  // ZSET_SORTED_SET_HPP

@@ -2,7 +2,7 @@
 // instruction is in the output. Each function below does nothing but request cache lines, the
 // case g++ 12 -O2 used to delete: its pure-const analysis counted __builtin_prefetch as having no
 // effect, declared block::prefetch_block "looping pure" and removed every call to it (see
-// detail::prefetch in include/zset/detail/scan.hpp).
+// detail::prefetch in include/zset/detail/container/scan.hpp).
 #include <memory>
 #include <string>
 

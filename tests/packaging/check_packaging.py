@@ -3,9 +3,9 @@
 
 usage: check_packaging.py <zset source dir> <version cmake parsed>
 
-Checks: the header's ZSET_VERSION_* macros, the version CMake parsed, ports/zset/vcpkg.json and
-the version conanfile.py derives (conanfile.py is imported with a stub `conan` package, so Conan
-itself is not needed).
+Checks: the header's ZSET_VERSION_* macros, the version CMake parsed, ports/zset/vcpkg.json, the
+version conanfile.py derives (conanfile.py is imported with a stub `conan` package, so Conan
+itself is not needed) and the newest release in CHANGELOG.md.
 """
 import importlib.util
 import json
@@ -60,6 +60,13 @@ def conan_version(root: Path) -> str:
     return module.read_zset_version(root / "include" / "zset" / "version.hpp")
 
 
+def changelog_version(root: Path) -> str:
+    """The newest released version in CHANGELOG.md: its first "## [X.Y.Z]" heading."""
+    text = (root / "CHANGELOG.md").read_text(encoding="utf-8")
+    m = re.search(r"^## \[(\d+\.\d+\.\d+)\]", text, re.M)
+    return m.group(1) if m else "(no release heading)"
+
+
 def main() -> int:
     if len(sys.argv) != 3:
         print(__doc__)
@@ -72,6 +79,7 @@ def main() -> int:
         "ports/zset/vcpkg.json": json.loads(
             (root / "ports" / "zset" / "vcpkg.json").read_text(encoding="utf-8"))["version"],
         "conanfile.py": conan_version(root),
+        "CHANGELOG.md": changelog_version(root),
     }
     bad = {k: v for k, v in found.items() if v != want}
     for k, v in found.items():

@@ -11,7 +11,7 @@
 #
 # `set print zset-elements N` changes how many elements are shown (default 10, 0 = unlimited).
 #
-# The printers read the container's private layout (see include/zset/detail/block.hpp and
+# The printers read the container's private layout (see include/zset/detail/container/block.hpp and
 # skiplist.hpp) and must match the zset version they are used with. Members that are
 # std::string are decoded from a block's records; other member types are read as the objects
 # the block stores and printed by gdb. When a layout cannot be decoded (missing debug
@@ -86,7 +86,7 @@ def _field_type(struct_type, name):
 
 
 class _BlockLayout(object):
-    """Types of one block instantiation; see detail/block.hpp. One allocation holds
+    """Types of one block instantiation; see detail/container/block.hpp. One allocation holds
 
         [header][record area][order: u16 x capacity][fingerprints: u16 x capacity, listpack]
 
@@ -119,7 +119,7 @@ class _BlockLayout(object):
 
 
 class _Block(object):
-    """One block; see detail/block.hpp."""
+    """One block; see detail/container/block.hpp."""
 
     def __init__(self, layout, data):
         self.layout = layout

@@ -21,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "../detail/rdb_object.hpp"
+#include "../detail/dump/objects.hpp"
 #include "../dump.hpp"
 #include "config.hpp"
 #include "values.hpp"

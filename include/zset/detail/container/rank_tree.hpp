@@ -1,5 +1,6 @@
 // zset::detail::rank_tree — how many elements precede a block: a counted B+tree over the
 // skiplist's blocks, in list order.
+// SPDX-License-Identifier: MIT
 //
 // Why it exists: ZRANK finds the member's block through the index, and then needs the number of
 // elements in the blocks before it. The skiplist's spans give that by walking forward and up to
@@ -26,7 +27,8 @@
 // Allocation: the tree holds no allocator; the skiplist passes its own. reserve() allocates
 // everything the next link may need (a node per level for splits and one for a new root), so
 // every other member is noexcept; a failed reserve() leaves the tree as it was.
-#pragma once
+#ifndef ZSET_DETAIL_CONTAINER_RANK_TREE_HPP
+#define ZSET_DETAIL_CONTAINER_RANK_TREE_HPP
 
 #include <algorithm>
 #include <cstddef>
@@ -34,7 +36,7 @@
 #include <memory>
 #include <utility>
 
-#include "../common.hpp"
+#include "../../common.hpp"
 #include "scan.hpp"
 
 namespace zset {
@@ -399,3 +401,5 @@ private:
 
 }  // namespace detail
 }  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_RANK_TREE_HPP

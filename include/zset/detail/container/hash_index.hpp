@@ -1,4 +1,5 @@
 // zset::detail::hash_index — the member index of a sorted set in skiplist mode.
+// SPDX-License-Identifier: MIT
 //
 // Maps a member to the exact address of its record: (node id, ref) — the skiplist node whose
 // block holds the record and the record's ref in that block (see block.hpp). A hit therefore
@@ -95,7 +96,8 @@
 //   * huge pages for the table (madvise, granted by the kernel): no change beyond the noise at
 //     10^7, so the cost was the L3's capacity, not the TLB.
 // The 2-byte keys keep the order the 1-byte control array lacked in the bytes it saves.
-#pragma once
+#ifndef ZSET_DETAIL_CONTAINER_HASH_INDEX_HPP
+#define ZSET_DETAIL_CONTAINER_HASH_INDEX_HPP
 
 #include <algorithm>
 #include <cstddef>
@@ -105,7 +107,7 @@
 #include <utility>
 #include <vector>
 
-#include "../common.hpp"
+#include "../../common.hpp"
 #include "allocator_holder.hpp"
 #include "block.hpp"
 #include "hash.hpp"
@@ -752,3 +754,5 @@ private:
 
 }  // namespace detail
 }  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_HASH_INDEX_HPP

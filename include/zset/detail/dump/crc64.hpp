@@ -5,8 +5,8 @@
 // tables computed at compile time. crc64(0, "123456789") == 0xe9c6d914c4b8d9ca.
 //
 // Thread safety: pure functions over constant tables. Exceptions: none.
-#ifndef ZSET_DETAIL_CRC64_HPP
-#define ZSET_DETAIL_CRC64_HPP
+#ifndef ZSET_DETAIL_DUMP_CRC64_HPP
+#define ZSET_DETAIL_DUMP_CRC64_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -70,4 +70,4 @@ inline std::uint64_t crc64(std::uint64_t crc, const unsigned char* p, std::size_
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_CRC64_HPP
+#endif  // ZSET_DETAIL_DUMP_CRC64_HPP

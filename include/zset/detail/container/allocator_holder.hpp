@@ -1,6 +1,8 @@
 // zset::detail::allocator_holder — stores an allocator in no space when it is empty (the empty
 // base optimization), so a sorted set's parts do not pay 8 bytes each for std::allocator.
-#pragma once
+// SPDX-License-Identifier: MIT
+#ifndef ZSET_DETAIL_CONTAINER_ALLOCATOR_HOLDER_HPP
+#define ZSET_DETAIL_CONTAINER_ALLOCATOR_HOLDER_HPP
 
 #include <type_traits>
 #include <utility>
@@ -29,3 +31,5 @@ private:
 
 }  // namespace detail
 }  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_ALLOCATOR_HOLDER_HPP

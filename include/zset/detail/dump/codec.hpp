@@ -29,8 +29,8 @@
 // from the format descriptions; no Redis code is used.
 //
 // Thread safety: pure functions; concurrent calls on distinct outputs are safe.
-#ifndef ZSET_DETAIL_RDB_HPP
-#define ZSET_DETAIL_RDB_HPP
+#ifndef ZSET_DETAIL_DUMP_CODEC_HPP
+#define ZSET_DETAIL_DUMP_CODEC_HPP
 
 #include <algorithm>
 #include <cmath>
@@ -45,8 +45,8 @@
 #include <vector>
 
 #include "lzf.hpp"
-#include "rdb_format.hpp"
-#include "rdb_packed.hpp"
+#include "format.hpp"
+#include "packed.hpp"
 
 namespace zset {
 namespace detail {
@@ -547,4 +547,4 @@ inline element_list restore(std::string_view bytes, const restore_options& opt,
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_RDB_HPP
+#endif  // ZSET_DETAIL_DUMP_CODEC_HPP

@@ -1,12 +1,14 @@
 // zset::detail random draws for ZRANDMEMBER: a uniform integer below n and a shuffle, from any
 // uniform random bit generator (std::mt19937_64, std::minstd_rand, a user's own).
+// SPDX-License-Identifier: MIT
 //
 // Why not <random> (std::uniform_int_distribution) and std::shuffle: <random> is one of the
 // largest standard headers (0.05 s, 8% of the time g++ 12 takes to parse a TU using the
 // container), which every translation unit would parse for one function that most programs
 // never call (docs/benchmarks.md, "Compile time"). A caller of random_members already has its
 // generator's header.
-#pragma once
+#ifndef ZSET_DETAIL_CONTAINER_RANDOM_HPP
+#define ZSET_DETAIL_CONTAINER_RANDOM_HPP
 
 #include <cstdint>
 #include <limits>
@@ -68,3 +70,5 @@ void shuffle(RandomIt first, RandomIt last, URBG& gen) {
 
 }  // namespace detail
 }  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_RANDOM_HPP

@@ -11,8 +11,8 @@
 //
 // Thread safety: pure functions. Exceptions: encoders may throw std::bad_alloc, and
 // std::length_error (raise_length_error) for a blob over 4 GiB.
-#ifndef ZSET_DETAIL_RDB_PACKED_HPP
-#define ZSET_DETAIL_RDB_PACKED_HPP
+#ifndef ZSET_DETAIL_DUMP_PACKED_HPP
+#define ZSET_DETAIL_DUMP_PACKED_HPP
 
 #include <algorithm>
 #include <cstddef>
@@ -23,7 +23,7 @@
 #include <utility>
 #include <vector>
 
-#include "rdb_format.hpp"
+#include "format.hpp"
 
 namespace zset {
 namespace detail {
@@ -492,4 +492,4 @@ inline std::vector<std::int64_t> intset_decode(std::string_view blob, decode_sta
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_RDB_PACKED_HPP
+#endif  // ZSET_DETAIL_DUMP_PACKED_HPP

@@ -7,8 +7,8 @@
 // without exceptions); the throwing facade raises format_error from that status.
 //
 // Thread safety: values and pure functions; a decode_status belongs to one decoding.
-#ifndef ZSET_DETAIL_RDB_FORMAT_HPP
-#define ZSET_DETAIL_RDB_FORMAT_HPP
+#ifndef ZSET_DETAIL_DUMP_FORMAT_HPP
+#define ZSET_DETAIL_DUMP_FORMAT_HPP
 
 #include <charconv>
 #include <cmath>
@@ -26,9 +26,9 @@
 #include <utility>
 #include <vector>
 
-#include "../common.hpp"
+#include "../../common.hpp"
 #include "crc64.hpp"
-#include "redis_text.hpp"
+#include "../redis_text.hpp"
 
 namespace zset {
 namespace detail {
@@ -314,4 +314,4 @@ inline bool parse_double(std::string_view s, double& out) {
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_RDB_FORMAT_HPP
+#endif  // ZSET_DETAIL_DUMP_FORMAT_HPP

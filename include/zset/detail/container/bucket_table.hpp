@@ -1,5 +1,6 @@
 // zset::detail::bucket_table — the member lookup of a listpack-mode block of at most 128
 // positions: 2-byte entries sorted into 16 buckets by their member's hash.
+// SPDX-License-Identifier: MIT
 //
 // A listpack-mode block (block.hpp) finds a member by its hash. Until 0.3 it kept a 16-bit
 // fingerprint beside each position and compared all of them: at n = 100 sixteen 8-lane compares
@@ -42,7 +43,8 @@
 // fingerprint bits (kept_fingerprint), which is all a table lookup compares. Positions sit in
 // the low bits, so the upkeep passes mask them before comparing (one AND per 8 entries). The 17
 // starts put a 100-member listpack set at exactly 24.0 bytes a member, the target's limit.
-#pragma once
+#ifndef ZSET_DETAIL_CONTAINER_BUCKET_TABLE_HPP
+#define ZSET_DETAIL_CONTAINER_BUCKET_TABLE_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -418,3 +420,5 @@ private:
 
 }  // namespace detail
 }  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_BUCKET_TABLE_HPP

@@ -9,8 +9,8 @@
 // Written from that format description; no LZF code is used.
 //
 // Thread safety: pure functions. Exceptions: lzf_compress may throw std::bad_alloc.
-#ifndef ZSET_DETAIL_LZF_HPP
-#define ZSET_DETAIL_LZF_HPP
+#ifndef ZSET_DETAIL_DUMP_LZF_HPP
+#define ZSET_DETAIL_DUMP_LZF_HPP
 
 #include <algorithm>
 #include <cstddef>
@@ -162,4 +162,4 @@ inline std::optional<std::string> lzf_compress(std::string_view input, std::size
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_LZF_HPP
+#endif  // ZSET_DETAIL_DUMP_LZF_HPP

@@ -1,4 +1,5 @@
 // zset::detail hashing.
+// SPDX-License-Identifier: MIT
 //
 // In skiplist mode members are hashed once per operation and the top 32 bits of the 64-bit
 // result are the tag that places and filters entries in the hash index. A weak hash would
@@ -15,7 +16,8 @@
 // sequence. Caveat: it is not seeded and not the set's Hash, so members crafted to share it all
 // fall in one bucket; a listpack-mode set is at most 128 members by default, where that costs a
 // scan of the set, as Redis's listpack always does.
-#pragma once
+#ifndef ZSET_DETAIL_CONTAINER_HASH_HPP
+#define ZSET_DETAIL_CONTAINER_HASH_HPP
 
 #include <cstdint>
 #include <cstring>
@@ -23,7 +25,7 @@
 #include <string_view>
 #include <type_traits>
 
-#include "../common.hpp"
+#include "../../common.hpp"
 
 // The function objects the container names: std::hash, std::equal_to<> and std::less<>. In C++17
 // <functional> also brings std::function, the searchers and <unordered_map>: 0.05 s, 8% of the
@@ -175,3 +177,5 @@ struct hash<std::string> {
 };
 
 }  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_HASH_HPP

@@ -1,4 +1,5 @@
 // zset::detail::block — a slotted page of (score, member) records: the unit of storage.
+// SPDX-License-Identifier: MIT
 //
 // A whole sorted set in listpack mode is one block; in skiplist mode every skiplist node owns
 // one. A block is one allocation:
@@ -64,7 +65,8 @@
 //
 // Invariant: the units of the live records plus `garbage` (holes and fragments too small to be
 // holes) equal `used`.
-#pragma once
+#ifndef ZSET_DETAIL_CONTAINER_BLOCK_HPP
+#define ZSET_DETAIL_CONTAINER_BLOCK_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -76,7 +78,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "../common.hpp"
+#include "../../common.hpp"
 #include "bucket_table.hpp"
 #include "scan.hpp"
 
@@ -855,3 +857,5 @@ private:
 
 }  // namespace detail
 }  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_BLOCK_HPP

@@ -2,14 +2,16 @@
 // with SSE2 where the target has it, a scalar loop elsewhere (ARM64, 32-bit x86 without SSE2,
 // POWER). Callers keep `scan_slack` readable bytes past every array they scan, so a whole
 // 16-byte chunk may be loaded at the end of an array.
-#pragma once
+// SPDX-License-Identifier: MIT
+#ifndef ZSET_DETAIL_CONTAINER_SCAN_HPP
+#define ZSET_DETAIL_CONTAINER_SCAN_HPP
 
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
 #include <utility>
 
-#include "../common.hpp"
+#include "../../common.hpp"
 
 #if defined(__SSE2__) || defined(_M_X64) || (defined(_M_IX86_FP) && _M_IX86_FP >= 2)
 #include <emmintrin.h>
@@ -361,3 +363,5 @@ ZSET_ALWAYS_INLINE bool equal_bytes(const void* a, const void* b, std::size_t n)
 
 }  // namespace detail
 }  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_SCAN_HPP

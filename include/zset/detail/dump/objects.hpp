@@ -2,13 +2,13 @@
 // sets (hash table, intset and Redis 7.2 listpack forms) and sorted sets.
 // SPDX-License-Identifier: MIT
 //
-// The sorted-set codec itself is detail/rdb.hpp; this adds the other object types and one
+// The sorted-set codec itself is detail/dump/codec.hpp; this adds the other object types and one
 // decoder for any of them (what RESTORE needs when it does not know the type in advance).
 //
 // Thread safety: pure functions. Exceptions: writers may throw std::bad_alloc; decoding records
 // problems in the result and never throws anything but std::bad_alloc.
-#ifndef ZSET_DETAIL_RDB_OBJECT_HPP
-#define ZSET_DETAIL_RDB_OBJECT_HPP
+#ifndef ZSET_DETAIL_DUMP_OBJECTS_HPP
+#define ZSET_DETAIL_DUMP_OBJECTS_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -17,7 +17,7 @@
 #include <utility>
 #include <vector>
 
-#include "rdb.hpp"
+#include "codec.hpp"
 
 namespace zset {
 namespace detail {
@@ -133,4 +133,4 @@ inline decode_status decode_object(std::string_view bytes, const restore_options
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_RDB_OBJECT_HPP
+#endif  // ZSET_DETAIL_DUMP_OBJECTS_HPP

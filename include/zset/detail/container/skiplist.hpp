@@ -1,5 +1,6 @@
 // zset::detail::skiplist — a skiplist whose nodes own blocks of elements, counted by a rank
 // tree.
+// SPDX-License-Identifier: MIT
 //
 // Every node holds one block (block.hpp) of elements in (score, member) order; nodes are linked
 // in a skiplist of random height (p = 1/4, at most 32 levels, as Redis), so a search by key is
@@ -52,7 +53,8 @@
 // Exception safety: every structural operation allocates what it needs first (pool slot,
 // blocks, tall links) and only then rewires; the rewiring never throws. An erase never
 // allocates.
-#pragma once
+#ifndef ZSET_DETAIL_CONTAINER_SKIPLIST_HPP
+#define ZSET_DETAIL_CONTAINER_SKIPLIST_HPP
 
 #include <algorithm>
 #include <cstddef>
@@ -61,7 +63,7 @@
 #include <memory>
 #include <utility>
 
-#include "../common.hpp"
+#include "../../common.hpp"
 #include "allocator_holder.hpp"
 #include "block.hpp"
 #include "rank_tree.hpp"
@@ -805,3 +807,5 @@ private:
 
 }  // namespace detail
 }  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_SKIPLIST_HPP
