@@ -1,7 +1,10 @@
-// zset::redis — argument parsing shared by the command handlers: cursors, timeouts, ZADD's
-// options and the ZRANGE family's forms. Each parser checks in Redis's order, so the same error
-// wins, and replies the error itself (returning false) so a handler just returns.
+// zset::redis — argument parsing shared by the command handlers: cursors, timeouts, SCAN-family
+// options, ZADD's options and the ZRANGE family's forms. Each parser checks in Redis's order, so
+// the same error wins, and replies the error itself (returning false) so a handler just returns.
 // SPDX-License-Identifier: MIT
+//
+// The parsers are templates over the command context (command.hpp: the keyspace's, or the Redis
+// module's): they read arguments and write errors through it.
 //
 // Thread safety: pure functions over the command context.
 #ifndef ZSET_REDIS_ARGUMENTS_HPP
@@ -61,7 +64,8 @@ inline std::optional<std::uint64_t> parse_scan_cursor(std::string_view arg) noex
 /// LLONG_MIN (what the x86 conversion yields), negative -> "timeout is negative", and a
 /// deadline past LLONG_MAX from `now` -> "timeout is out of range". Uses the C library's
 /// strtold, so LC_NUMERIC must be "C" (Redis's own assumption). Replies the error itself.
-inline bool parse_timeout_ms(command& c, std::string_view arg, long long& ms) {
+template <class Ctx>
+bool parse_timeout_ms(Ctx& c, std::string_view arg, long long& ms) {
     constexpr std::size_t max_chars = 5 * 1024;  // MAX_LONG_DOUBLE_CHARS
     if (arg.empty() || arg.size() >= max_chars)
         return c.out.error(errors::timeout_not_float), false;
@@ -81,17 +85,46 @@ inline bool parse_timeout_ms(command& c, std::string_view arg, long long& ms) {
     if (product >= -9223372036854775808.0L && product < 9223372036854775808.0L)
         tval = static_cast<long long>(product);
     if (tval < 0) return c.out.error(errors::timeout_negative), false;
-    if (tval > 0 && tval > LLONG_MAX - c.state.now)
+    if (tval > 0 && tval > LLONG_MAX - c.now_ms())
         return c.out.error(errors::timeout_out_of_range), false;
     ms = tval;
     return true;
 }
 
 /// Argument i as a string2ll integer; replies errors::not_integer otherwise.
-inline bool integer_arg(command& c, std::size_t i, long long& v) {
+template <class Ctx>
+bool integer_arg(Ctx& c, std::size_t i, long long& v) {
     const auto n = parse_integer(c[i]);
     if (!n) return c.out.error(errors::not_integer), false;
     v = *n;
+    return true;
+}
+
+/// SCAN-family options: COUNT n, MATCH pattern and (SCAN only) TYPE name.
+struct scan_options {
+    long long count = 10;
+    std::string_view pattern;
+    bool use_pattern = false;
+    std::string_view type;  ///< empty: any type
+};
+
+/// Parses the SCAN-family options from argv[first] on (Redis scanGenericCommand's loop).
+template <class Ctx>
+bool parse_scan_options(Ctx& c, std::size_t first, bool allow_type, scan_options& o) {
+    for (std::size_t i = first; i < c.argc; i += 2) {
+        const bool has_value = c.argc - i >= 2;
+        if (c.is(i, "count") && has_value) {
+            if (!integer_arg(c, i + 1, o.count)) return false;
+            if (o.count < 1) return c.out.error(errors::syntax), false;
+        } else if (c.is(i, "match") && has_value) {
+            o.pattern = c[i + 1];
+            o.use_pattern = !(o.pattern.size() == 1 && o.pattern[0] == '*');
+        } else if (allow_type && c.is(i, "type") && has_value) {
+            o.type = c[i + 1];
+        } else {
+            return c.out.error(errors::syntax), false;
+        }
+    }
     return true;
 }
 
@@ -104,14 +137,16 @@ struct zadd_request {
     bool incr = false;                              ///< INCR (ZINCRBY always)
     std::size_t first_score = 2;                    ///< argv index of the first score
     std::vector<double> scores;                     ///< every score, parsed before any change
-    std::string_view member(const command& c, std::size_t j) const noexcept {
+    template <class Ctx>
+    std::string_view member(const Ctx& c, std::size_t j) const noexcept {
         return c[first_score + 2 * j + 1];
     }
 };
 
 /// Parses ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member ... with Redis's checks in order:
 /// pair count, XX+NX, GT/LT/NX, INCR with one pair, then every score.
-inline bool parse_zadd(command& c, bool incr_command, zadd_request& r) {
+template <class Ctx>
+bool parse_zadd(Ctx& c, bool incr_command, zadd_request& r) {
     r.incr = incr_command;
     struct option {
         std::string_view name;
@@ -175,7 +210,8 @@ struct range_request {
 
 /// Reads the options after `min max` (Redis zrangeGenericCommand's loop): REV, BYSCORE and BYLEX
 /// are accepted once each, and only where the command name did not fix them already.
-inline bool parse_range_options(command& c, const range_form& f, range_request& r) {
+template <class Ctx>
+bool parse_range_options(Ctx& c, const range_form& f, range_request& r) {
     for (std::size_t j = f.source + 3; j < c.argc; ++j) {
         const std::size_t left = c.argc - j - 1;
         if (!f.store && c.is(j, "withscores")) {
@@ -198,7 +234,8 @@ inline bool parse_range_options(command& c, const range_form& f, range_request& 
 }
 
 /// Parses a ZRANGE-family command: options, their combinations, then min and max.
-inline bool parse_range(command& c, const range_form& f, range_request& r) {
+template <class Ctx>
+bool parse_range(Ctx& c, const range_form& f, range_request& r) {
     r.by = f.by;
     r.order = f.order;
     if (!parse_range_options(c, f, r)) return false;

@@ -19,7 +19,6 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
-#include "commands_zset_read.hpp"
 #include "glob.hpp"
 #include "value_codec.hpp"
 

@@ -4,7 +4,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Semantics of Redis 7.0's t_zset.c (checked against redis-server 7.0.15), plus Redis 7.2's
-// ZRANK / ZREVRANK ... WITHSCORE.
+// ZRANK / ZREVRANK ... WITHSCORE. Templates over the sorted-set context (command.hpp).
 //
 // Thread safety: handlers need exclusive access to the keyspace (reads expire keys lazily).
 #ifndef ZSET_REDIS_COMMANDS_ZSET_READ_HPP
@@ -21,22 +21,24 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
-#include "commands_zset_write.hpp"
+#include "commands_zset_common.hpp"
 #include "glob.hpp"
 
 namespace zset::redis::commands {
 
 /// ZSCORE key member.
-inline void zscore(command& c) {
-    const auto z = c.find<zset_value>(c[1]);
+template <class Ctx>
+void zscore(Ctx& c) {
+    const auto z = c.find_zset(c[1]);
     if (c.wrongtype(z)) return;
     const auto s = z.value ? z.value->score(c[2]) : std::nullopt;
     return s ? c.out.dbl(*s) : c.out.null();
 }
 
 /// ZMSCORE key member ...
-inline void zmscore(command& c) {
-    const auto z = c.find<zset_value>(c[1]);
+template <class Ctx>
+void zmscore(Ctx& c) {
+    const auto z = c.find_zset(c[1]);
     if (c.wrongtype(z)) return;
     c.out.array(c.argc - 2);
     for (std::size_t j = 2; j < c.argc; ++j) {
@@ -49,36 +51,40 @@ inline void zmscore(command& c) {
 }
 
 /// ZCARD key.
-inline void zcard(command& c) {
-    const auto z = c.find<zset_value>(c[1]);
+template <class Ctx>
+void zcard(Ctx& c) {
+    const auto z = c.find_zset(c[1]);
     if (c.wrongtype(z)) return;
     c.out.integer(z.value ? static_cast<long long>(z.value->size()) : 0);
 }
 
 /// ZCOUNT key min max.
-inline void zcount(command& c) {
+template <class Ctx>
+void zcount(Ctx& c) {
     const auto range = parse_score_range(c[2], c[3]);
     if (!range) return c.out.error(errors::minmax_not_float);
-    const auto z = c.find<zset_value>(c[1]);
+    const auto z = c.find_zset(c[1]);
     if (c.wrongtype(z)) return;
     c.out.integer(z.value ? static_cast<long long>(z.value->count(*range)) : 0);
 }
 
 /// ZLEXCOUNT key min max.
-inline void zlexcount(command& c) {
+template <class Ctx>
+void zlexcount(Ctx& c) {
     const auto range = parse_lex_range(c[2], c[3]);
     if (!range) return c.out.error(errors::lex_range);
-    const auto z = c.find<zset_value>(c[1]);
+    const auto z = c.find_zset(c[1]);
     if (c.wrongtype(z)) return;
     c.out.integer(z.value ? static_cast<long long>(z.value->lex_count(*range)) : 0);
 }
 
 /// ZRANK / ZREVRANK key member [WITHSCORE].
-inline void zrank_generic(command& c, detail::range_order order) {
+template <class Ctx>
+void zrank_generic(Ctx& c, detail::range_order order) {
     if (c.argc > 4) return c.out.error(errors::wrong_arity(c.spec->name));
     if (c.argc == 4 && !c.is(3, "withscore")) return c.out.error(errors::syntax);
     const bool withscore = c.argc == 4;
-    const auto z = c.find<zset_value>(c[1]);
+    const auto z = c.find_zset(c[1]);
     if (z.missing()) return withscore ? c.out.null_array() : c.out.null();
     if (c.wrongtype(z)) return;
     const auto r = order == detail::range_order::reverse ? z.value->rev_rank_with_score(c[2])
@@ -89,18 +95,20 @@ inline void zrank_generic(command& c, detail::range_order order) {
     if (withscore) c.out.dbl(r->second);
 }
 
-inline void zrank(command& c) {
+template <class Ctx>
+void zrank(Ctx& c) {
     zrank_generic(c, detail::range_order::forward);
 }
-inline void zrevrank(command& c) {
+template <class Ctx>
+void zrevrank(Ctx& c) {
     zrank_generic(c, detail::range_order::reverse);
 }
 
 namespace detail {
 
 /// Calls f(view) with the view of `s` the request selects (rank, score or lex; either order).
-template <class F>
-void with_range(const zset_value& s, const range_request& r, F&& f) {
+template <class Set, class F>
+void with_range(const Set& s, const range_request& r, F&& f) {
     switch (r.by) {
     case range_by::score:
         return r.reverse() ? f(s.rev_range_by_score(r.scores, r.lim))
@@ -113,38 +121,24 @@ void with_range(const zset_value& s, const range_request& r, F&& f) {
     }
 }
 
-/// *STORE with an empty result: deletes the destination, replies 0.
-inline void store_nothing(command& c, std::string_view dst) {
-    c.state.remove(c.db(), dst);
-    c.out.integer(0);
-}
-
-/// Stores a finished result set under `dst` (replacing any value and its TTL); replies its size.
-inline void store_set(command& c, std::string_view dst, zset_value&& built) {
-    if (built.empty()) return store_nothing(c, dst);
-    const auto n = static_cast<long long>(built.size());
-    built.set_options(c.state.zset_options());
-    c.state.set(c.db(), dst, value(std::move(built)));
-    c.out.integer(n);
-}
-
 /// ZRANGESTORE's destination, built as Redis does: created from a size hint (the exact length
 /// for a rank range, none for score and lex), then filled one element at a time in range order,
 /// converting at the first element that exceeds the thresholds (the container's rule).
-template <class View>
-zset_value range_result(const command& c, const View& view, range_by by) {
-    zset::options o = c.state.zset_options();
+template <class Ctx, class View>
+typename Ctx::zset_type range_result(const Ctx& c, const View& view, range_by by) {
+    zset::options o = c.zset_options();
     if (by == range_by::rank && view.size() > o.max_listpack_entries) o.max_listpack_entries = 0;
-    zset_value dst(o);
+    typename Ctx::zset_type dst(o);
     for (const auto& e : view) dst.add(e.member, e.score);
     return dst;
 }
 
 /// The ZRANGE family, with `f` telling what the command name fixes.
-inline void range_generic(command& c, const range_form& f) {
+template <class Ctx>
+void range_generic(Ctx& c, const range_form& f) {
     range_request r;
     if (!parse_range(c, f, r)) return;
-    const auto z = c.find<zset_value>(c[f.source]);
+    const auto z = c.find_zset(c[f.source]);
     if (z.missing()) return f.store ? store_nothing(c, c[1]) : c.out.array(0);
     if (c.wrongtype(z)) return;
     if (!f.store) {
@@ -153,34 +147,41 @@ inline void range_generic(command& c, const range_form& f) {
             for (const auto& e : view) c.out.scored_element(e.member, e.score, r.withscores);
         });
     }
-    zset_value built;
+    typename Ctx::zset_type built;
     with_range(*z.value, r, [&](const auto& view) { built = range_result(c, view, r.by); });
     store_set(c, c[1], std::move(built));
 }
 
 }  // namespace detail
 
-inline void zrange(command& c) {
+template <class Ctx>
+void zrange(Ctx& c) {
     detail::range_generic(
         c, {1, false, detail::range_by::unspecified, detail::range_order::unspecified});
 }
-inline void zrangestore(command& c) {
+template <class Ctx>
+void zrangestore(Ctx& c) {
     detail::range_generic(
         c, {2, true, detail::range_by::unspecified, detail::range_order::unspecified});
 }
-inline void zrangebyscore(command& c) {
+template <class Ctx>
+void zrangebyscore(Ctx& c) {
     detail::range_generic(c, {1, false, detail::range_by::score, detail::range_order::forward});
 }
-inline void zrevrangebyscore(command& c) {
+template <class Ctx>
+void zrevrangebyscore(Ctx& c) {
     detail::range_generic(c, {1, false, detail::range_by::score, detail::range_order::reverse});
 }
-inline void zrangebylex(command& c) {
+template <class Ctx>
+void zrangebylex(Ctx& c) {
     detail::range_generic(c, {1, false, detail::range_by::lex, detail::range_order::forward});
 }
-inline void zrevrangebylex(command& c) {
+template <class Ctx>
+void zrevrangebylex(Ctx& c) {
     detail::range_generic(c, {1, false, detail::range_by::lex, detail::range_order::reverse});
 }
-inline void zrevrange(command& c) {
+template <class Ctx>
+void zrevrange(Ctx& c) {
     detail::range_generic(c, {1, false, detail::range_by::rank, detail::range_order::reverse});
 }
 
@@ -188,20 +189,22 @@ inline void zrevrange(command& c) {
 
 namespace detail {
 
-inline std::size_t pick(command& c, std::size_t n) {
-    return std::uniform_int_distribution<std::size_t>(0, n - 1)(c.state.rng);
+template <class Ctx>
+std::size_t pick(Ctx& c, std::size_t n) {
+    return std::uniform_int_distribution<std::size_t>(0, n - 1)(c.rng());
 }
 
 /// ZRANDMEMBER key count [WITHSCORES] once the count is known.
-inline void randmember_count(command& c, long long l, bool withscores) {
-    const auto z = c.find<zset_value>(c[1]);
+template <class Ctx>
+void randmember_count(Ctx& c, long long l, bool withscores) {
+    const auto z = c.find_zset(c[1]);
     if (c.wrongtype(z)) return;
     if (z.missing()) return c.out.array(0);
-    const zset_value& s = *z.value;
+    const auto& s = *z.value;
     const auto count = static_cast<unsigned long long>(l >= 0 ? l : -l);
     if (count == 0) return c.out.array(0);
     if (l < 0 || count == 1) {
-        if (count > c.state.opts.max_random_draws) return c.out.error(errors::out_of_range);
+        if (count > c.max_random_draws()) return c.out.error(errors::out_of_range);
         const auto n = static_cast<std::size_t>(count);
         c.out.scored_header(n, withscores);
         for (std::size_t i = 0; i < n; ++i) {
@@ -215,7 +218,7 @@ inline void randmember_count(command& c, long long l, bool withscores) {
         for (const auto& e : s) c.out.scored_element(e.member, e.score, withscores);
         return;
     }
-    const auto picked = s.random_members(static_cast<long long>(count), c.state.rng);
+    const auto picked = s.random_members(static_cast<long long>(count), c.rng());
     c.out.scored_header(picked.size(), withscores);
     for (const auto& e : picked) c.out.scored_element(e.first, e.second, withscores);
 }
@@ -223,7 +226,8 @@ inline void randmember_count(command& c, long long l, bool withscores) {
 }  // namespace detail
 
 /// ZRANDMEMBER key [count [WITHSCORES]].
-inline void zrandmember(command& c) {
+template <class Ctx>
+void zrandmember(Ctx& c) {
     if (c.argc >= 3) {
         long long l = 0;
         if (!detail::integer_arg(c, 2, l)) return;
@@ -235,7 +239,7 @@ inline void zrandmember(command& c) {
             return c.out.error(errors::out_of_range);
         return detail::randmember_count(c, l, withscores);
     }
-    const auto z = c.find<zset_value>(c[1]);
+    const auto z = c.find_zset(c[1]);
     if (c.wrongtype(z)) return;
     if (z.missing()) return c.out.null();
     c.out.bulk((*z.value->nth(detail::pick(c, z.value->size()))).member);
@@ -243,42 +247,12 @@ inline void zrandmember(command& c) {
 
 // ---- ZSCAN --------------------------------------------------------------------------------
 
-namespace detail {
-
-/// SCAN-family options: COUNT n, MATCH pattern and (SCAN only) TYPE name.
-struct scan_options {
-    long long count = 10;
-    std::string_view pattern;
-    bool use_pattern = false;
-    std::string_view type;  ///< empty: any type
-};
-
-/// Parses the SCAN-family options from argv[first] on (Redis scanGenericCommand's loop).
-inline bool parse_scan_options(command& c, std::size_t first, bool allow_type, scan_options& o) {
-    for (std::size_t i = first; i < c.argc; i += 2) {
-        const bool has_value = c.argc - i >= 2;
-        if (c.is(i, "count") && has_value) {
-            if (!integer_arg(c, i + 1, o.count)) return false;
-            if (o.count < 1) return c.out.error(errors::syntax), false;
-        } else if (c.is(i, "match") && has_value) {
-            o.pattern = c[i + 1];
-            o.use_pattern = !(o.pattern.size() == 1 && o.pattern[0] == '*');
-        } else if (allow_type && c.is(i, "type") && has_value) {
-            o.type = c[i + 1];
-        } else {
-            return c.out.error(errors::syntax), false;
-        }
-    }
-    return true;
-}
-
-}  // namespace detail
-
 /// ZSCAN key cursor [MATCH pattern] [COUNT count].
-inline void zscan(command& c) {
+template <class Ctx>
+void zscan(Ctx& c) {
     const auto cursor = detail::parse_scan_cursor(c[2]);
     if (!cursor) return c.out.error(errors::invalid_cursor);
-    const auto z = c.find<zset_value>(c[1]);
+    const auto z = c.find_zset(c[1]);
     if (z.missing()) {
         c.out.array(2);
         c.out.bulk("0");
@@ -288,8 +262,8 @@ inline void zscan(command& c) {
     detail::scan_options o;
     if (!detail::parse_scan_options(c, 3, false, o)) return;
     std::vector<std::pair<std::string_view, double>> found;
-    const std::uint64_t next = z.value->scan(
-        *cursor, redis::detail::count_as_size(o.count), [&](const zset_value::reference& e) {
+    const std::uint64_t next =
+        z.value->scan(*cursor, redis::detail::count_as_size(o.count), [&](const auto& e) {
             if (!o.use_pattern || glob_match(o.pattern, e.member))
                 found.emplace_back(e.member, e.score);
         });

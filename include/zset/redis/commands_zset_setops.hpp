@@ -5,7 +5,7 @@
 // Validation follows Redis 7.0's zunionInterDiffGenericCommand: numkeys, then the keys (a plain
 // set is a valid input, each member weighing 1; another type is WRONGTYPE), then the options.
 // *STORE results are built in the smallest encoding that fits the thresholds in force; an empty
-// result deletes the destination.
+// result deletes the destination. Templates over the sorted-set context (command.hpp).
 //
 // Thread safety: handlers need exclusive access to the keyspace.
 #ifndef ZSET_REDIS_COMMANDS_ZSET_SETOPS_HPP
@@ -18,7 +18,7 @@
 #include "../set_ops.hpp"
 #include "arguments.hpp"
 #include "command.hpp"
-#include "commands_zset_read.hpp"
+#include "commands_zset_common.hpp"
 
 namespace zset::redis::commands {
 
@@ -35,8 +35,6 @@ struct setop_form {
     bool cardinality;  ///< ZINTERCARD
 };
 
-using setop_input = zset::set_input<zset_value, set_value::members_type>;
-
 /// The parsed options after the keys.
 struct setop_options {
     std::vector<double> weights;
@@ -46,30 +44,25 @@ struct setop_options {
 };
 
 /// numkeys and the input keys; replies the error and returns false when they are bad.
-inline bool parse_setop_inputs(command& c, const setop_form& f, std::vector<setop_input>& in) {
+template <class Ctx>
+bool parse_setop_inputs(Ctx& c, const setop_form& f, std::vector<typename Ctx::setop_input>& in) {
     const auto n = parse_integer(c[f.numkeys_index]);
     if (!n) return c.out.error(errors::not_integer), false;
     if (*n < 1) return c.out.error(errors::at_least_one_key(c.spec->name)), false;
     if (static_cast<unsigned long long>(*n) > c.argc - (f.numkeys_index + 1))
         return c.out.error(errors::syntax), false;
     for (std::size_t j = f.numkeys_index + 1; in.size() < static_cast<std::size_t>(*n); ++j) {
-        database::entry* e = c.state.lookup(c.db(), c[j]);
-        if (e == nullptr) {
-            in.emplace_back(static_cast<const zset_value*>(nullptr));
-        } else if (const auto* z = std::get_if<zset_value>(&e->value)) {
-            in.emplace_back(z);
-        } else if (const auto* s = std::get_if<set_value>(&e->value)) {
-            in.emplace_back(zset::as_members(s->members()));
-        } else {
-            return c.out.error(errors::wrongtype), false;
-        }
+        auto input = c.setop_input_of(c[j]);
+        if (!input) return c.out.error(errors::wrongtype), false;
+        in.push_back(*input);
     }
     return true;
 }
 
 /// WEIGHTS / AGGREGATE / WITHSCORES / LIMIT after the keys, as the form allows them.
-inline bool parse_setop_options(command& c, const setop_form& f, std::size_t j, std::size_t n,
-                                setop_options& o) {
+template <class Ctx>
+bool parse_setop_options(Ctx& c, const setop_form& f, std::size_t j, std::size_t n,
+                         setop_options& o) {
     const bool weighted = f.op != setop::set_diff && !f.cardinality;
     while (j < c.argc) {
         const std::size_t remaining = c.argc - j;
@@ -105,46 +98,54 @@ inline bool parse_setop_options(command& c, const setop_form& f, std::size_t j, 
 }
 
 /// ZUNION / ZINTER / ZDIFF (+STORE) / ZINTERCARD (Redis zunionInterDiffGenericCommand).
-inline void setop_generic(command& c, const setop_form& f) {
-    std::vector<setop_input> in;
+template <class Ctx>
+void setop_generic(Ctx& c, const setop_form& f) {
+    using set_type = typename Ctx::zset_type;
+    std::vector<typename Ctx::setop_input> in;
     if (!parse_setop_inputs(c, f, in)) return;
     setop_options o;
     if (!parse_setop_options(c, f, f.numkeys_index + 1 + in.size(), in.size(), o)) return;
     if (f.cardinality)
         return c.out.integer(static_cast<long long>(
-            zset::intersection_cardinality<zset_value>(in, static_cast<std::size_t>(o.limit))));
-    const auto els =
-        f.op == setop::set_union   ? zset::union_elements<zset_value>(in, o.weights, o.agg)
-        : f.op == setop::set_inter ? zset::intersection_elements<zset_value>(in, o.weights, o.agg)
-                                   : zset::difference_elements<zset_value>(in);
+            zset::intersection_cardinality<set_type>(in, static_cast<std::size_t>(o.limit))));
+    const auto els = f.op == setop::set_union ? zset::union_elements<set_type>(in, o.weights, o.agg)
+                     : f.op == setop::set_inter
+                         ? zset::intersection_elements<set_type>(in, o.weights, o.agg)
+                         : zset::difference_elements<set_type>(in);
     if (f.store)
-        return store_set(c, c[1],
-                         zset_value::from_sorted(els.begin(), els.end(), c.state.zset_options()));
+        return store_set(c, c[1], set_type::from_sorted(els.begin(), els.end(), c.zset_options()));
     c.out.scored_header(els.size(), o.withscores);
     for (const auto& e : els) c.out.scored_element(e.member, e.score, o.withscores);
 }
 
 }  // namespace detail
 
-inline void zunion(command& c) {
+template <class Ctx>
+void zunion(Ctx& c) {
     detail::setop_generic(c, {detail::setop::set_union, 1, false, false});
 }
-inline void zinter(command& c) {
+template <class Ctx>
+void zinter(Ctx& c) {
     detail::setop_generic(c, {detail::setop::set_inter, 1, false, false});
 }
-inline void zdiff(command& c) {
+template <class Ctx>
+void zdiff(Ctx& c) {
     detail::setop_generic(c, {detail::setop::set_diff, 1, false, false});
 }
-inline void zunionstore(command& c) {
+template <class Ctx>
+void zunionstore(Ctx& c) {
     detail::setop_generic(c, {detail::setop::set_union, 2, true, false});
 }
-inline void zinterstore(command& c) {
+template <class Ctx>
+void zinterstore(Ctx& c) {
     detail::setop_generic(c, {detail::setop::set_inter, 2, true, false});
 }
-inline void zdiffstore(command& c) {
+template <class Ctx>
+void zdiffstore(Ctx& c) {
     detail::setop_generic(c, {detail::setop::set_diff, 2, true, false});
 }
-inline void zintercard(command& c) {
+template <class Ctx>
+void zintercard(Ctx& c) {
     detail::setop_generic(c, {detail::setop::set_inter, 1, false, true});
 }
 

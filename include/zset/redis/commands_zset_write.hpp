@@ -5,7 +5,10 @@
 // Semantics of Redis 7.0's t_zset.c (checked against redis-server 7.0.15). Encodings are the
 // container's own rules: before a write, the set gets the thresholds in force (set_options), so
 // it converts to skiplist exactly when Redis's zsetAdd would. A set emptied by a command is
-// deleted; a key that changes is reported to WATCH.
+// deleted; a key that changes is reported (WATCH, and a module's propagation).
+//
+// The handlers are templates over the sorted-set context (command.hpp's file comment lists what
+// they use of it): the keyspace runs them with `command`, the Redis module with its own.
 //
 // Thread safety: handlers need exclusive access to the keyspace.
 #ifndef ZSET_REDIS_COMMANDS_ZSET_WRITE_HPP
@@ -22,36 +25,15 @@
 
 #include "arguments.hpp"
 #include "command.hpp"
+#include "commands_zset_common.hpp"
 
 namespace zset::redis::commands {
 
 namespace detail {
 
-/// The sorted set under `key` for writing (creating it when `create`), with the thresholds in
-/// force. Replies WRONGTYPE and returns nullptr for another type; nullptr when missing.
-inline zset_value* zset_for_write(command& c, std::string_view key, bool create) {
-    auto z = c.find<zset_value>(key);
-    if (c.wrongtype(z)) return nullptr;
-    if (z.missing()) {
-        if (!create) return nullptr;
-        z.entry = &c.state.add(c.db(), key, zset_value(c.state.zset_options()));
-        z.value = std::get_if<zset_value>(&z.entry->value);
-    }
-    z.value->set_options(c.state.zset_options());
-    return z.value;
-}
-
-/// After a write to `key`: deletes it when emptied, and reports a change to WATCH.
-inline void after_write(command& c, std::string_view key, const zset_value& s, bool changed) {
-    if (s.empty())
-        c.state.remove(c.db(), key);
-    else if (changed)
-        c.state.modified(c.db(), key);
-}
-
 /// One ZADD INCR / ZINCRBY step. \returns false after replying an error.
-inline bool zadd_increment(command& c, zset_value& s, const zadd_request& r,
-                           std::optional<double>& result) {
+template <class Ctx, class Set>
+bool zadd_increment(Ctx& c, Set& s, const zadd_request& r, std::optional<double>& result) {
     const std::string_view member = r.member(c, 0);
     const double delta = r.scores[0];
     const auto current = s.score(member);
@@ -65,22 +47,24 @@ inline bool zadd_increment(command& c, zset_value& s, const zadd_request& r,
 }  // namespace detail
 
 /// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member ... ; ZINCRBY is zadd_generic(c, true).
-inline void zadd_generic(command& c, bool incr_command) {
+template <class Ctx>
+void zadd_generic(Ctx& c, bool incr_command) {
+    using set_type = typename Ctx::zset_type;
     detail::zadd_request r;
     if (!detail::parse_zadd(c, incr_command, r)) return;
     const std::string_view key = c[1];
     const bool xx = zset::has(r.flags, zset::add_flags::xx);
-    auto existing = c.find<zset_value>(key);
+    auto existing = c.find_zset(key);
     if (c.wrongtype(existing)) return;
     if (existing.missing() && xx) return r.incr ? c.out.null() : c.out.integer(0);
-    zset_value& s = *detail::zset_for_write(c, key, true);
+    set_type& s = *detail::zset_for_write(c, key, true);
     // If an insertion throws (std::bad_alloc), a key created here must not stay empty.
     struct empty_key_guard {
-        command& c;
+        Ctx& c;
         std::string_view key;
-        const zset_value& set;
+        const set_type& set;
         ~empty_key_guard() {
-            if (set.empty()) c.state.remove(c.db(), key);
+            if (set.empty()) c.remove_key(key);
         }
     } guard{c, key, s};
     if (r.incr) {
@@ -88,7 +72,7 @@ inline void zadd_generic(command& c, bool incr_command) {
         std::optional<double> result;
         if (!detail::zadd_increment(c, s, r, result)) return;
         // As Redis: only an added member or a changed score is a modification (WATCH).
-        if (result && (!before || *before != *result)) c.state.modified(c.db(), key);
+        if (result && (!before || *before != *result)) c.key_modified(key);
         return result ? c.out.dbl(*result) : c.out.null();
     }
     long long added = 0, updated = 0;
@@ -97,20 +81,23 @@ inline void zadd_generic(command& c, bool incr_command) {
         added += st == zset::add_status::added ? 1 : 0;
         updated += st == zset::add_status::updated ? 1 : 0;
     }
-    if (added > 0 || updated > 0) c.state.modified(c.db(), key);
+    if (added > 0 || updated > 0) c.key_modified(key);
     c.out.integer(r.ch ? added + updated : added);
 }
 
-inline void zadd(command& c) {
+template <class Ctx>
+void zadd(Ctx& c) {
     zadd_generic(c, false);
 }
-inline void zincrby(command& c) {
+template <class Ctx>
+void zincrby(Ctx& c) {
     zadd_generic(c, true);
 }
 
 /// ZREM key member ...
-inline void zrem(command& c) {
-    auto z = c.find<zset_value>(c[1]);
+template <class Ctx>
+void zrem(Ctx& c) {
+    auto z = c.find_zset(c[1]);
     if (c.wrongtype(z)) return;
     if (z.missing()) return c.out.integer(0);
     long long deleted = 0;
@@ -121,7 +108,8 @@ inline void zrem(command& c) {
 }
 
 /// ZREMRANGEBYRANK / ZREMRANGEBYSCORE / ZREMRANGEBYLEX key min max.
-inline void zremrange(command& c, detail::range_by by) {
+template <class Ctx>
+void zremrange(Ctx& c, detail::range_by by) {
     detail::range_request r;
     r.by = by;
     const std::string_view min = c[2], max = c[3];
@@ -137,7 +125,7 @@ inline void zremrange(command& c, detail::range_by by) {
         if (!range) return c.out.error(errors::lex_range);
         r.lex = *range;
     }
-    auto z = c.find<zset_value>(c[1]);
+    auto z = c.find_zset(c[1]);
     if (c.wrongtype(z)) return;
     if (z.missing()) return c.out.integer(0);
     const std::size_t removed =
@@ -148,13 +136,16 @@ inline void zremrange(command& c, detail::range_by by) {
     c.out.integer(static_cast<long long>(removed));
 }
 
-inline void zremrangebyrank(command& c) {
+template <class Ctx>
+void zremrangebyrank(Ctx& c) {
     zremrange(c, detail::range_by::rank);
 }
-inline void zremrangebyscore(command& c) {
+template <class Ctx>
+void zremrangebyscore(Ctx& c) {
     zremrange(c, detail::range_by::score);
 }
-inline void zremrangebylex(command& c) {
+template <class Ctx>
+void zremrangebylex(Ctx& c) {
     zremrange(c, detail::range_by::lex);
 }
 
@@ -181,7 +172,8 @@ struct pop_request {
     bool nil_when_missing = false;  ///< a null array instead of an empty array
 };
 
-inline void pop_header(command& c, std::string_view key, std::size_t n, pop_shape shape) {
+template <class Ctx>
+void pop_header(Ctx& c, std::string_view key, std::size_t n, pop_shape shape) {
     switch (shape) {
     case pop_shape::pairs_flat:
         return c.out.array(n * 2);
@@ -198,7 +190,8 @@ inline void pop_header(command& c, std::string_view key, std::size_t n, pop_shap
 }
 
 /// Pops from the sorted set under `key` (present) and replies (Redis genericZpopCommand's tail).
-inline void pop_from(command& c, std::string_view key, zset_value& s, const pop_request& r) {
+template <class Ctx, class Set>
+void pop_from(Ctx& c, std::string_view key, Set& s, const pop_request& r) {
     if (r.count == 0) return c.out.array(0);
     const std::size_t n = std::min(redis::detail::count_as_size(r.count), s.size());
     const auto popped = r.side == pop_side::max ? s.pop_max(n) : s.pop_min(n);
@@ -213,10 +206,10 @@ inline void pop_from(command& c, std::string_view key, zset_value& s, const pop_
 }
 
 /// Pops from the first of `nkeys` keys that holds a sorted set (WRONGTYPE stops the scan).
-inline void pop_first(command& c, const std::string_view* keys, std::size_t nkeys,
-                      const pop_request& r) {
+template <class Ctx>
+void pop_first(Ctx& c, const std::string_view* keys, std::size_t nkeys, const pop_request& r) {
     for (std::size_t i = 0; i < nkeys; ++i) {
-        auto z = c.find<zset_value>(keys[i]);
+        auto z = c.find_zset(keys[i]);
         if (c.wrongtype(z)) return;
         if (!z.missing()) return pop_from(c, keys[i], *z.value, r);
     }
@@ -225,22 +218,22 @@ inline void pop_first(command& c, const std::string_view* keys, std::size_t nkey
 
 /// Blocking form: pops now, or (when every key is missing) blocks, or replies as a timeout when
 /// the session may not block (inside MULTI).
-inline void pop_or_block(command& c, const std::string_view* keys, std::size_t nkeys,
-                         const pop_request& r, long long timeout_ms) {
+template <class Ctx>
+void pop_or_block(Ctx& c, const std::string_view* keys, std::size_t nkeys, const pop_request& r,
+                  long long timeout_ms) {
     for (std::size_t i = 0; i < nkeys; ++i) {
-        if (c.state.serving != nullptr && c.state.serving->key != keys[i]) continue;
-        auto z = c.find<zset_value>(keys[i]);
+        if (c.serving_other_than(keys[i])) continue;
+        auto z = c.find_zset(keys[i]);
         if (c.wrongtype(z)) return;
         if (!z.missing()) return pop_from(c, keys[i], *z.value, r);
     }
-    if (!c.sess.allow_blocking) return c.out.null_array();
-    c.result.status = exec_status::blocked;
-    c.result.block.keys.assign(keys, keys + nkeys);
-    c.result.block.timeout_ms = timeout_ms;
+    if (!c.may_block()) return c.out.null_array();
+    c.block_on(keys, nkeys, timeout_ms);
 }
 
 /// MIN | MAX [COUNT count] after the keys of ZMPOP / BZMPOP.
-inline bool parse_mpop_tail(command& c, std::size_t where, pop_request& r) {
+template <class Ctx>
+bool parse_mpop_tail(Ctx& c, std::size_t where, pop_request& r) {
     if (c.is(where, "min"))
         r.side = pop_side::min;
     else if (c.is(where, "max"))
@@ -260,7 +253,8 @@ inline bool parse_mpop_tail(command& c, std::size_t where, pop_request& r) {
 }
 
 /// ZMPOP / BZMPOP: [timeout] numkeys key ... MIN|MAX [COUNT n].
-inline void mpop(command& c, bool blocking) {
+template <class Ctx>
+void mpop(Ctx& c, bool blocking) {
     const std::size_t numkeys_idx = blocking ? 2 : 1;
     const auto numkeys = parse_integer(c[numkeys_idx]);
     if (!numkeys || *numkeys < 1) return c.out.error(errors::numkeys_positive);
@@ -281,7 +275,8 @@ inline void mpop(command& c, bool blocking) {
 }  // namespace detail
 
 /// ZPOPMIN / ZPOPMAX key [count].
-inline void zpop(command& c, detail::pop_side side) {
+template <class Ctx>
+void zpop(Ctx& c, detail::pop_side side) {
     if (c.argc > 3) return c.out.error(errors::syntax);
     detail::pop_request r;
     r.side = side;
@@ -294,15 +289,18 @@ inline void zpop(command& c, detail::pop_side side) {
     detail::pop_first(c, c.argv + 1, 1, r);
 }
 
-inline void zpopmin(command& c) {
+template <class Ctx>
+void zpopmin(Ctx& c) {
     zpop(c, detail::pop_side::min);
 }
-inline void zpopmax(command& c) {
+template <class Ctx>
+void zpopmax(Ctx& c) {
     zpop(c, detail::pop_side::max);
 }
 
 /// BZPOPMIN / BZPOPMAX key ... timeout.
-inline void bzpop(command& c, detail::pop_side side) {
+template <class Ctx>
+void bzpop(Ctx& c, detail::pop_side side) {
     long long timeout = 0;
     if (!detail::parse_timeout_ms(c, c[c.argc - 1], timeout)) return;
     detail::pop_request r;
@@ -311,16 +309,20 @@ inline void bzpop(command& c, detail::pop_side side) {
     detail::pop_or_block(c, c.argv + 1, c.argc - 2, r, timeout);
 }
 
-inline void bzpopmin(command& c) {
+template <class Ctx>
+void bzpopmin(Ctx& c) {
     bzpop(c, detail::pop_side::min);
 }
-inline void bzpopmax(command& c) {
+template <class Ctx>
+void bzpopmax(Ctx& c) {
     bzpop(c, detail::pop_side::max);
 }
-inline void zmpop(command& c) {
+template <class Ctx>
+void zmpop(Ctx& c) {
     detail::mpop(c, false);
 }
-inline void bzmpop(command& c) {
+template <class Ctx>
+void bzmpop(Ctx& c) {
     detail::mpop(c, true);
 }
 
