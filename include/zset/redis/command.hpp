@@ -83,18 +83,22 @@ enum command_traits : unsigned {
     trait_debug = 1u << 3,       ///< subject to enable-debug-command
 };
 
-/// One command as the table describes it (and COMMAND INFO reports it).
-struct command_spec {
+/// One command as the table describes it (and COMMAND INFO reports it), for handlers taking a
+/// `Ctx&`: the keyspace's rows are command_spec (Ctx = command); the sorted-set rows are also
+/// instantiated for the Redis module's context.
+template <class Ctx>
+struct basic_command_spec {
     std::string_view name;   ///< full lower-case name ("zadd", "config|get")
     int arity;               ///< Redis arity: n exact, -n at least n
     std::string_view flags;  ///< space-separated command flags, in Redis's order
     int first_key, last_key, step;
     std::string_view acl;  ///< space-separated ACL categories
-    command_handler handler;
+    void (*handler)(Ctx&);
     unsigned traits = trait_none;
-    const command_spec* subcommands = nullptr;
+    const basic_command_spec* subcommands = nullptr;
     std::size_t subcommand_count = 0;
 };
+using command_spec = basic_command_spec<command>;
 
 /// What a context's key lookup finds: the value when the key holds a T, or that the key is
 /// missing, or that it holds another type.

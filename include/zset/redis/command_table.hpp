@@ -8,6 +8,7 @@
 #ifndef ZSET_REDIS_COMMAND_TABLE_HPP
 #define ZSET_REDIS_COMMAND_TABLE_HPP
 
+#include <array>
 #include <cstddef>
 #include <iterator>
 #include <string_view>
@@ -34,6 +35,15 @@ inline void container_without_subcommand(command& c) {
 }
 
 namespace cmd = zset::redis::commands;
+
+/// Two arrays of rows as one std::array (at compile time).
+template <class Row, std::size_t A, std::size_t B>
+constexpr std::array<Row, A + B> concat_rows(const Row (&a)[A], const Row (&b)[B]) {
+    std::array<Row, A + B> all{};
+    for (std::size_t i = 0; i < A; ++i) all[i] = a[i];
+    for (std::size_t i = 0; i < B; ++i) all[A + i] = b[i];
+    return all;
+}
 
 // ACL category lists shared by many rows.
 #define ZSET_RW_FAST "@write @sortedset @fast"
@@ -83,47 +93,55 @@ inline constexpr command_spec client_subcommands[] = {
      cmd::client_setname},
 };
 
-inline constexpr command_spec command_table[] = {
+/// The sorted-set commands (commands_zset_*.hpp), for any sorted-set context (command.hpp): the
+/// keyspace runs them with `command`, the Redis module (module/) with its own context.
+template <class Ctx>
+inline constexpr basic_command_spec<Ctx> zset_command_table[] = {
     // ---- sorted sets: writes (commands_zset_write.hpp)
-    {"zadd", -4, "write denyoom fast", 1, 1, 1, ZSET_RW_FAST, cmd::zadd},
-    {"zincrby", 4, "write denyoom fast", 1, 1, 1, ZSET_RW_FAST, cmd::zincrby},
-    {"zrem", -3, "write fast", 1, 1, 1, ZSET_RW_FAST, cmd::zrem},
-    {"zremrangebyrank", 4, "write", 1, 1, 1, ZSET_WR_SLOW, cmd::zremrangebyrank},
-    {"zremrangebyscore", 4, "write", 1, 1, 1, ZSET_WR_SLOW, cmd::zremrangebyscore},
-    {"zremrangebylex", 4, "write", 1, 1, 1, ZSET_WR_SLOW, cmd::zremrangebylex},
-    {"zpopmin", -2, "write fast", 1, 1, 1, ZSET_RW_FAST, cmd::zpopmin},
-    {"zpopmax", -2, "write fast", 1, 1, 1, ZSET_RW_FAST, cmd::zpopmax},
-    {"zmpop", -4, "write movablekeys", 0, 0, 0, ZSET_WR_SLOW, cmd::zmpop},
+    {"zadd", -4, "write denyoom fast", 1, 1, 1, ZSET_RW_FAST, cmd::zadd<Ctx>},
+    {"zincrby", 4, "write denyoom fast", 1, 1, 1, ZSET_RW_FAST, cmd::zincrby<Ctx>},
+    {"zrem", -3, "write fast", 1, 1, 1, ZSET_RW_FAST, cmd::zrem<Ctx>},
+    {"zremrangebyrank", 4, "write", 1, 1, 1, ZSET_WR_SLOW, cmd::zremrangebyrank<Ctx>},
+    {"zremrangebyscore", 4, "write", 1, 1, 1, ZSET_WR_SLOW, cmd::zremrangebyscore<Ctx>},
+    {"zremrangebylex", 4, "write", 1, 1, 1, ZSET_WR_SLOW, cmd::zremrangebylex<Ctx>},
+    {"zpopmin", -2, "write fast", 1, 1, 1, ZSET_RW_FAST, cmd::zpopmin<Ctx>},
+    {"zpopmax", -2, "write fast", 1, 1, 1, ZSET_RW_FAST, cmd::zpopmax<Ctx>},
+    {"zmpop", -4, "write movablekeys", 0, 0, 0, ZSET_WR_SLOW, cmd::zmpop<Ctx>},
     {"bzpopmin", -3, "write noscript blocking fast", 1, -2, 1, ZSET_RW_FAST " @blocking",
-     cmd::bzpopmin},
+     cmd::bzpopmin<Ctx>},
     {"bzpopmax", -3, "write noscript blocking fast", 1, -2, 1, ZSET_RW_FAST " @blocking",
-     cmd::bzpopmax},
-    {"bzmpop", -5, "write blocking movablekeys", 0, 0, 0, ZSET_WR_SLOW " @blocking", cmd::bzmpop},
+     cmd::bzpopmax<Ctx>},
+    {"bzmpop", -5, "write blocking movablekeys", 0, 0, 0, ZSET_WR_SLOW " @blocking",
+     cmd::bzmpop<Ctx>},
     // ---- sorted sets: reads (commands_zset_read.hpp)
-    {"zscore", 3, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zscore},
-    {"zmscore", -3, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zmscore},
-    {"zcard", 2, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zcard},
-    {"zcount", 4, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zcount},
-    {"zlexcount", 4, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zlexcount},
-    {"zrank", -3, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zrank},
-    {"zrevrank", -3, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zrevrank},
-    {"zrange", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrange},
-    {"zrangebyscore", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrangebyscore},
-    {"zrevrangebyscore", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrevrangebyscore},
-    {"zrangebylex", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrangebylex},
-    {"zrevrangebylex", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrevrangebylex},
-    {"zrevrange", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrevrange},
-    {"zrangestore", -5, "write denyoom", 1, 2, 1, ZSET_WR_SLOW, cmd::zrangestore},
-    {"zrandmember", -2, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrandmember},
-    {"zscan", -3, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zscan},
+    {"zscore", 3, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zscore<Ctx>},
+    {"zmscore", -3, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zmscore<Ctx>},
+    {"zcard", 2, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zcard<Ctx>},
+    {"zcount", 4, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zcount<Ctx>},
+    {"zlexcount", 4, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zlexcount<Ctx>},
+    {"zrank", -3, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zrank<Ctx>},
+    {"zrevrank", -3, "readonly fast", 1, 1, 1, ZSET_RD_FAST, cmd::zrevrank<Ctx>},
+    {"zrange", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrange<Ctx>},
+    {"zrangebyscore", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrangebyscore<Ctx>},
+    {"zrevrangebyscore", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrevrangebyscore<Ctx>},
+    {"zrangebylex", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrangebylex<Ctx>},
+    {"zrevrangebylex", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrevrangebylex<Ctx>},
+    {"zrevrange", -4, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrevrange<Ctx>},
+    {"zrangestore", -5, "write denyoom", 1, 2, 1, ZSET_WR_SLOW, cmd::zrangestore<Ctx>},
+    {"zrandmember", -2, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zrandmember<Ctx>},
+    {"zscan", -3, "readonly", 1, 1, 1, ZSET_RD_SLOW, cmd::zscan<Ctx>},
     // ---- sorted sets: set operations (commands_zset_setops.hpp)
-    {"zunion", -3, "readonly movablekeys", 0, 0, 0, ZSET_RD_SLOW, cmd::zunion},
-    {"zinter", -3, "readonly movablekeys", 0, 0, 0, ZSET_RD_SLOW, cmd::zinter},
-    {"zdiff", -3, "readonly movablekeys", 0, 0, 0, ZSET_RD_SLOW, cmd::zdiff},
-    {"zunionstore", -4, "write denyoom movablekeys", 1, 1, 1, ZSET_WR_SLOW, cmd::zunionstore},
-    {"zinterstore", -4, "write denyoom movablekeys", 1, 1, 1, ZSET_WR_SLOW, cmd::zinterstore},
-    {"zdiffstore", -4, "write denyoom movablekeys", 1, 1, 1, ZSET_WR_SLOW, cmd::zdiffstore},
-    {"zintercard", -3, "readonly movablekeys", 0, 0, 0, ZSET_RD_SLOW, cmd::zintercard},
+    {"zunion", -3, "readonly movablekeys", 0, 0, 0, ZSET_RD_SLOW, cmd::zunion<Ctx>},
+    {"zinter", -3, "readonly movablekeys", 0, 0, 0, ZSET_RD_SLOW, cmd::zinter<Ctx>},
+    {"zdiff", -3, "readonly movablekeys", 0, 0, 0, ZSET_RD_SLOW, cmd::zdiff<Ctx>},
+    {"zunionstore", -4, "write denyoom movablekeys", 1, 1, 1, ZSET_WR_SLOW, cmd::zunionstore<Ctx>},
+    {"zinterstore", -4, "write denyoom movablekeys", 1, 1, 1, ZSET_WR_SLOW, cmd::zinterstore<Ctx>},
+    {"zdiffstore", -4, "write denyoom movablekeys", 1, 1, 1, ZSET_WR_SLOW, cmd::zdiffstore<Ctx>},
+    {"zintercard", -3, "readonly movablekeys", 0, 0, 0, ZSET_RD_SLOW, cmd::zintercard<Ctx>},
+};
+
+/// The keyspace's other commands.
+inline constexpr command_spec keyspace_command_table[] = {
     // ---- plain sets (commands_set.hpp)
     {"sadd", -3, "write denyoom fast", 1, 1, 1, "@write @set @fast", cmd::sadd},
     {"srem", -3, "write fast", 1, 1, 1, "@write @set @fast", cmd::srem},
@@ -188,6 +206,10 @@ inline constexpr command_spec command_table[] = {
     {"config", -2, "", 0, 0, 0, "@slow", container_without_subcommand, trait_none,
      config_subcommands, std::size(config_subcommands)},
 };
+
+/// Every command of the keyspace: the sorted-set rows, then the others.
+inline constexpr auto command_table =
+    concat_rows(zset_command_table<command>, keyspace_command_table);
 
 #undef ZSET_RW_FAST
 #undef ZSET_RD_FAST

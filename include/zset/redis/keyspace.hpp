@@ -172,7 +172,7 @@ public:
     /// Redis counterpart: a server started with that configuration.
     explicit keyspace(keyspace_options opts = {}) : state_(std::move(opts)) {
         state_.dispatch = &detail::dispatch_queued;
-        state_.commands = detail::command_table;
+        state_.commands = detail::command_table.data();
         state_.command_count = std::size(detail::command_table);
         state_.find_command = &detail::find_command;
     }

@@ -36,7 +36,10 @@
 namespace zset::redis {
 
 class reply_sink;
-struct command_spec;
+struct command;
+template <class Ctx>
+struct basic_command_spec;
+using command_spec = basic_command_spec<command>;
 
 namespace detail {
 
