@@ -1,0 +1,273 @@
+// zset module — the context a sorted-set handler runs in when Redis calls a module command: the
+// same members as the keyspace's `command` (include/zset/redis/command.hpp lists them), over
+// keys opened through the module API.
+// SPDX-License-Identifier: MIT
+//
+// Keys: a key holding this module's type is a sorted set; an empty key is missing; any other
+// type is WRONGTYPE, but for set-operation inputs, where Redis's own sorted sets and sets are
+// read as Redis reads them (each set member weighing 1). Keys are opened once per command (for
+// writing when the command writes) and closed when the context ends.
+//
+// What a command changed decides what is propagated to replicas and the AOF (module_commands
+// .hpp): changed() after the handler. Keyspace events are those Redis sends for its own sorted
+// sets ("zadd", "zrem", ..., then "del" when a command empties a key).
+#ifndef ZSET_MODULE_MODULE_COMMAND_HPP
+#define ZSET_MODULE_MODULE_COMMAND_HPP
+
+#include <cmath>
+#include <cstddef>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "module_state.hpp"
+#include "module_value.hpp"
+#include "redis_module_api.hpp"
+#include <zset/redis/command.hpp>
+#include <zset/redis/errors.hpp>
+#include <zset/redis/reply_sink.hpp>
+#include <zset/redis/values.hpp>
+#include <zset/set_ops.hpp>
+
+namespace zset::module {
+
+class module_command;
+using module_spec = zset::redis::basic_command_spec<module_command>;
+
+/// What a blocking command asked for when nothing could be popped.
+struct block_request {
+    std::vector<rmapi::String*> keys;
+    long long timeout_ms = 0;
+};
+
+class module_command {
+public:
+    using zset_type = value;
+    using setop_input = zset::set_input<value, zset::redis::set_value::members_type>;
+
+    /// `args` are views of `raw`'s strings; `row` is the command's row of the Redis layer's table
+    /// and `shown` the same row named as errors name the command ("zset.zrank", or "zrank" in
+    /// drop-in mode); `ready_key` is the key a blocked client is served from (null otherwise).
+    module_command(rmapi::Ctx* ctx, rmapi::String** raw, const std::string_view* args,
+                   std::size_t n, const module_spec* row, const module_spec* shown,
+                   zset::redis::reply_sink& sink, rmapi::String* ready_key)
+        : argv(args), argc(n), spec(shown), out(sink), ctx_(ctx), raw_(raw), row_(row),
+          writes_(row->flags.find("write") != std::string_view::npos), ready_(ready_key) {}
+    module_command(const module_command&) = delete;
+    module_command& operator=(const module_command&) = delete;
+    ~module_command() {
+        for (const opened& k : keys_) rmapi::CloseKey(k.key);
+        for (rmapi::String* s : made_) rmapi::FreeString(ctx_, s);
+    }
+
+    const std::string_view* argv;
+    std::size_t argc;
+    const module_spec* spec;
+    zset::redis::reply_sink& out;
+
+    std::string_view operator[](std::size_t i) const noexcept { return argv[i]; }
+    bool is(std::size_t i, std::string_view lower_name) const noexcept {
+        return zset::detail::ascii_iequals(zset::detail::c_string_prefix(argv[i]), lower_name);
+    }
+    template <class T>
+    bool wrongtype(const zset::redis::typed_value<T>& t) const {
+        if (t.wrongtype) out.error(zset::redis::errors::wrongtype);
+        return t.wrongtype;
+    }
+
+    // ---- the sorted-set context (include/zset/redis/command.hpp) ----------------------------
+
+    zset::redis::typed_value<value> find_zset(std::string_view key) {
+        zset::redis::typed_value<value> r;
+        rmapi::Key* k = open(key);
+        const int type = rmapi::KeyType(k);
+        if (type == rmapi::KEYTYPE_EMPTY) return r;
+        r.present = true;
+        if (type == rmapi::KEYTYPE_MODULE && rmapi::ModuleTypeGetType(k) == state().type)
+            r.value = static_cast<value*>(rmapi::ModuleTypeGetValue(k));
+        r.wrongtype = r.value == nullptr;
+        return r;
+    }
+    value& create_zset(std::string_view key) {
+        value* v = new_value(zset_options());
+        rmapi::ModuleTypeSetValue(open(key), state().type, v);
+        rmapi::SignalKeyAsReady(ctx_, key_string(key));
+        return *v;
+    }
+    /// *STORE: the value and its TTL replaced (the old value is freed by the server).
+    void store_zset(std::string_view key, value&& v) {
+        rmapi::ModuleTypeSetValue(open(key), state().type, new_value(std::move(v)));
+        rmapi::SignalKeyAsReady(ctx_, key_string(key));
+        changed(key, row_->name);
+    }
+    void remove_key(std::string_view key) {
+        rmapi::Key* k = open(key);
+        if (rmapi::KeyType(k) == rmapi::KEYTYPE_EMPTY) return;
+        if (!is_store()) notify(key, event_name());
+        rmapi::DeleteKey(k);
+        changed(key, "del");
+    }
+    void key_modified(std::string_view key) { changed(key, event_name()); }
+    std::optional<setop_input> setop_input_of(std::string_view key);
+    zset::options zset_options() const noexcept { return state().thresholds; }
+    std::mt19937_64& rng() noexcept { return state().rng; }
+    std::size_t max_random_draws() const noexcept { return state().max_random_draws; }
+    long long now_ms() const noexcept { return rmapi::Milliseconds(); }
+    bool may_block() const noexcept {
+        return ready_ != nullptr ||
+               (rmapi::GetContextFlags(ctx_) & rmapi::CTX_FLAGS_DENY_BLOCKING) == 0;
+    }
+    bool serving_other_than(std::string_view key) const noexcept {
+        return ready_ != nullptr && view_of(ready_) != key;
+    }
+    void block_on(const std::string_view* keys, std::size_t n, long long timeout_ms) {
+        block_.emplace();
+        for (std::size_t i = 0; i < n; ++i) block_->keys.push_back(key_string(keys[i]));
+        block_->timeout_ms = timeout_ms;
+    }
+
+    // ---- for the module's entry points ------------------------------------------------------
+
+    /// The keys the command changed, in order (a key changed twice is listed twice).
+    const std::vector<std::string_view>& changed_keys() const noexcept { return changed_; }
+    /// Set when the handler asked to block.
+    const std::optional<block_request>& block() const noexcept { return block_; }
+    /// The module string of a key argument (one of the command's own where it is one).
+    rmapi::String* key_string(std::string_view key) {
+        for (std::size_t i = 0; i < argc; ++i)
+            if (argv[i].data() == key.data() && argv[i].size() == key.size()) return raw_[i];
+        if (ready_ != nullptr && view_of(ready_) == key) return ready_;
+        made_.push_back(rmapi::CreateString(ctx_, key.data(), key.size()));
+        return made_.back();
+    }
+    static std::string_view view_of(const rmapi::String* s) noexcept {
+        std::size_t len = 0;
+        const char* p = rmapi::StringPtrLen(s, &len);
+        return {p, len};
+    }
+
+private:
+    struct opened {
+        const char* data;
+        std::size_t size;
+        rmapi::Key* key;
+    };
+
+    rmapi::Key* open(std::string_view key) {
+        for (const opened& k : keys_)
+            if (k.data == key.data() && k.size == key.size()) return k.key;
+        const int mode = rmapi::OPEN_READ | (writes_ ? rmapi::OPEN_WRITE : 0);
+        rmapi::Key* k = rmapi::OpenKey(ctx_, key_string(key), mode);
+        keys_.push_back({key.data(), key.size(), k});
+        return k;
+    }
+    bool is_store() const noexcept {
+        const std::string_view n = row_->name;
+        return n.size() > 5 && n.substr(n.size() - 5) == "store";
+    }
+    /// The keyspace event Redis sends for this command's change.
+    std::string_view event_name() const noexcept;
+    void notify(std::string_view key, std::string_view event) {
+        const std::string text(event);
+        rmapi::NotifyKeyspaceEvent(ctx_,
+                                   event == "del" ? rmapi::NOTIFY_GENERIC : rmapi::NOTIFY_ZSET,
+                                   text.c_str(), key_string(key));
+    }
+    void changed(std::string_view key, std::string_view event) {
+        rmapi::SignalModifiedKey(ctx_, key_string(key));
+        notify(key, event);
+        changed_.push_back(key);
+    }
+    /// A native sorted set read as a set-operation input (ZUNION over Redis's own keys).
+    const value* native_zset(rmapi::Key* k);
+    /// A native set's members (each weighing 1).
+    const zset::redis::set_value::members_type* native_set(std::string_view key);
+
+    rmapi::Ctx* ctx_;
+    rmapi::String** raw_;
+    const module_spec* row_;
+    bool writes_;
+    rmapi::String* ready_;
+    std::vector<opened> keys_;
+    std::vector<rmapi::String*> made_;
+    std::vector<std::string_view> changed_;
+    std::optional<block_request> block_;
+    std::deque<value> native_zsets_;
+    std::deque<zset::redis::set_value::members_type> native_sets_;
+};
+
+inline std::string_view module_command::event_name() const noexcept {
+    const std::string_view n = row_->name;
+    if (n == "zincrby") return "zincr";
+    if (n == "zadd") {
+        for (std::size_t i = 2; i < argc; ++i)
+            if (is(i, "incr")) return "zincr";
+        return "zadd";
+    }
+    if (n == "bzpopmin") return "zpopmin";
+    if (n == "bzpopmax") return "zpopmax";
+    if (n == "zmpop" || n == "bzmpop") {
+        for (std::size_t i = 1; i < argc; ++i)
+            if (is(i, "max")) return "zpopmax";
+        return "zpopmin";
+    }
+    return n;
+}
+
+inline std::optional<module_command::setop_input>
+module_command::setop_input_of(std::string_view key) {
+    rmapi::Key* k = open(key);
+    switch (rmapi::KeyType(k)) {
+    case rmapi::KEYTYPE_EMPTY:
+        return setop_input(static_cast<const value*>(nullptr));
+    case rmapi::KEYTYPE_MODULE:
+        if (rmapi::ModuleTypeGetType(k) != state().type) return std::nullopt;
+        return setop_input(static_cast<const value*>(rmapi::ModuleTypeGetValue(k)));
+    case rmapi::KEYTYPE_ZSET:
+        return setop_input(native_zset(k));
+    case rmapi::KEYTYPE_SET:
+        return setop_input(zset::as_members(*native_set(key)));
+    default:
+        return std::nullopt;
+    }
+}
+
+inline const value* module_command::native_zset(rmapi::Key* k) {
+    std::vector<std::pair<std::string, double>> elements;
+    const double inf = std::numeric_limits<double>::infinity();
+    if (rmapi::ZsetFirstInScoreRange(k, -inf, inf, 0, 0) == rmapi::OK) {
+        while (!rmapi::ZsetRangeEndReached(k)) {
+            double score = 0;
+            rmapi::String* member = rmapi::ZsetRangeCurrentElement(k, &score);
+            elements.emplace_back(std::string(view_of(member)), score);
+            rmapi::FreeString(ctx_, member);
+            rmapi::ZsetRangeNext(k);
+        }
+        rmapi::ZsetRangeStop(k);
+    }
+    return &native_zsets_.emplace_back(
+        value::from_sorted(elements.begin(), elements.end(), zset_options()));
+}
+
+inline const zset::redis::set_value::members_type*
+module_command::native_set(std::string_view key) {
+    auto& members = native_sets_.emplace_back();
+    rmapi::CallReply* r = rmapi::Call(ctx_, "SMEMBERS", "s", key_string(key));
+    const std::size_t n = r != nullptr ? rmapi::CallReplyLength(r) : 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        std::size_t len = 0;
+        const char* p = rmapi::CallReplyStringPtr(rmapi::CallReplyArrayElement(r, i), &len);
+        members.emplace(p, len);
+    }
+    if (r != nullptr) rmapi::FreeCallReply(r);
+    return &members;
+}
+
+}  // namespace zset::module
+
+#endif  // ZSET_MODULE_MODULE_COMMAND_HPP

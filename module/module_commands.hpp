@@ -1,0 +1,276 @@
+// zset module — the ZSET.* commands: every sorted-set command of the Redis layer's table
+// (zset::redis::detail::zset_command_table), registered as ZSET.<name> with Redis's arity, flags
+// and key specs, and run by the Redis layer's own handlers in a module_command context.
+// SPDX-License-Identifier: MIT
+//
+// Propagation: a command that changed something is propagated as received (verbatim), which is
+// deterministic for every sorted-set write; the blocking pops are propagated as their effect
+// (ZSET.ZPOPMIN / ZSET.ZPOPMAX key, ZSET.ZMPOP 1 key ...), as Redis propagates its own blocking
+// pops, since a replica never blocks. Blocking pops that find nothing block the client on its
+// keys (RedisModule_BlockClientOnKeys): a command that creates a module key signals it, and the
+// client's command runs again, served from that key alone (Redis 7.0's rule), or keeps waiting.
+//
+// Key specs make Redis Cluster route every command by its keys (-MOVED / -ASK) and refuse
+// multi-key calls across slots (-CROSSSLOT), exactly as for the native commands.
+#ifndef ZSET_MODULE_MODULE_COMMANDS_HPP
+#define ZSET_MODULE_MODULE_COMMANDS_HPP
+
+#include <array>
+#include <cstddef>
+#include <exception>
+#include <new>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "module_command.hpp"
+#include "module_sink.hpp"
+#include "module_state.hpp"
+#include "redis_module_api.hpp"
+#include <zset/redis/command_table.hpp>
+
+namespace zset::module {
+
+/// The sorted-set rows, with handlers instantiated for the module's context.
+inline constexpr const auto& zset_rows = zset::redis::detail::zset_command_table<module_command>;
+inline constexpr std::size_t zset_row_count = std::size(zset_rows);
+
+/// The rows as the module registers them ("zset.zadd"): errors name the command so, but in
+/// drop-in mode, where they name it as Redis does ("zadd").
+inline const module_spec& shown_row(std::size_t i) {
+    static const auto rows = [] {
+        static std::array<std::string, zset_row_count> names;
+        std::array<module_spec, zset_row_count> out{};
+        for (std::size_t j = 0; j < zset_row_count; ++j) {
+            names[j] = "zset." + std::string(zset_rows[j].name);
+            out[j] = zset_rows[j];
+            out[j].name = names[j];
+        }
+        return out;
+    }();
+    return state().dropin ? zset_rows[i] : rows[i];
+}
+
+/// The reply protocol and double format of the calling client.
+inline module_sink make_sink(rmapi::Ctx* ctx) {
+    const bool resp3 = (rmapi::GetContextFlags(ctx) & rmapi::CTX_FLAGS_RESP3) != 0;
+    return module_sink(ctx, resp3 ? zset::redis::protocol::resp3 : zset::redis::protocol::resp2,
+                       state().doubles);
+}
+
+/// The arguments as views (valid while the command runs).
+inline std::vector<std::string_view> views_of(rmapi::String** argv, int argc) {
+    std::vector<std::string_view> v(static_cast<std::size_t>(argc));
+    for (std::size_t i = 0; i < v.size(); ++i) v[i] = module_command::view_of(argv[i]);
+    return v;
+}
+
+/// Runs a handler, turning an exception into the reply it owes (zset::error's text is Redis's).
+inline void run_handler(const module_spec& row, module_command& c, module_sink& sink) {
+    try {
+        row.handler(c);
+    } catch (const std::bad_alloc&) {
+        if (!sink.replied()) sink.error("ERR out of memory");
+    } catch (const std::exception& e) {
+        if (!sink.replied()) sink.error(std::string("ERR ") + e.what());
+    }
+}
+
+/// After a blocking pop popped from `key`: propagates the pop it amounts to.
+inline void replicate_pop(rmapi::Ctx* ctx, const module_spec& row, module_command& c,
+                          std::string_view key) {
+    rmapi::String* k = c.key_string(key);
+    if (row.name == "bzpopmin") return void(rmapi::Replicate(ctx, "ZSET.ZPOPMIN", "s", k));
+    if (row.name == "bzpopmax") return void(rmapi::Replicate(ctx, "ZSET.ZPOPMAX", "s", k));
+    // BZMPOP timeout numkeys key ... MIN|MAX [COUNT n] -> ZMPOP 1 key MIN|MAX [COUNT n]
+    std::size_t tail = 3;
+    while (tail < c.argc && !c.is(tail, "min") && !c.is(tail, "max")) ++tail;
+    std::vector<rmapi::String*> rest;
+    for (std::size_t i = tail; i < c.argc; ++i) rest.push_back(c.key_string(c[i]));
+    rmapi::Replicate(ctx, "ZSET.ZMPOP", "csv", "1", k, rest.data(), rest.size());
+}
+
+/// Propagates what the command changed: its effect for blocking pops, else itself.
+inline void propagate(rmapi::Ctx* ctx, const module_spec& row, module_command& c) {
+    if (c.changed_keys().empty()) return;
+    if (row.flags.find("blocking") != std::string_view::npos)
+        return replicate_pop(ctx, row, c, c.changed_keys().front());
+    rmapi::ReplicateVerbatim(ctx);
+}
+
+int blocked_reply(rmapi::Ctx* ctx, rmapi::String** argv, int argc);
+int blocked_timeout(rmapi::Ctx* ctx, rmapi::String** argv, int argc);
+
+/// Runs row's command; `ready` is the key a blocked client is served from (or null). \returns
+/// false when the command must (go on) waiting.
+inline bool execute(const module_spec& row, rmapi::Ctx* ctx, rmapi::String** argv, int argc,
+                    rmapi::String* ready) {
+    const std::vector<std::string_view> args = views_of(argv, argc);
+    module_sink sink = make_sink(ctx);
+    module_command c(ctx, argv, args.data(), args.size(), &row,
+                     &shown_row(static_cast<std::size_t>(&row - zset_rows)), sink, ready);
+    run_handler(row, c, sink);
+    if (c.block()) {
+        if (ready == nullptr) {
+            const block_request& b = *c.block();
+            rmapi::BlockClientOnKeys(ctx, blocked_reply, blocked_timeout, nullptr, b.timeout_ms,
+                                     const_cast<rmapi::String**>(b.keys.data()),
+                                     static_cast<int>(b.keys.size()), nullptr);
+        }
+        return false;
+    }
+    propagate(ctx, row, c);
+    return true;
+}
+
+/// The row of a module command name ("ZSET.ZADD" -> "zadd"), or null.
+inline const module_spec* row_named(std::string_view module_name) noexcept {
+    if (module_name.size() <= 5) return nullptr;
+    const std::string_view name = module_name.substr(5);
+    for (const module_spec& row : zset_rows)
+        if (zset::detail::ascii_iequals(name, row.name)) return &row;
+    return nullptr;
+}
+
+/// A blocked client's key received data: its command runs again, served from that key.
+inline int blocked_reply(rmapi::Ctx* ctx, rmapi::String** argv, int argc) {
+    const module_spec* row = row_named(module_command::view_of(argv[0]));
+    if (row == nullptr) return rmapi::ERR;
+    return execute(*row, ctx, argv, argc, rmapi::GetBlockedClientReadyKey(ctx)) ? rmapi::OK
+                                                                                : rmapi::ERR;
+}
+
+/// A blocked client's timeout passed: the null reply Redis gives.
+inline int blocked_timeout(rmapi::Ctx* ctx, rmapi::String**, int) {
+    return rmapi::ReplyWithNullArray(ctx);
+}
+
+/// Where a command with a key count (numkeys) has it: 0 when its keys are at fixed places.
+inline int numkeys_index(std::string_view name) noexcept {
+    if (name == "zmpop" || name == "zunion" || name == "zinter" || name == "zdiff" ||
+        name == "zintercard")
+        return 1;
+    if (name == "bzmpop" || name == "zunionstore" || name == "zinterstore" || name == "zdiffstore")
+        return 2;
+    return 0;
+}
+
+/// COMMAND GETKEYS and Redis Cluster's routing ask where the keys are (the getkeys-api route:
+/// in Redis 7.0 only it makes -CROSSSLOT and -MOVED work for keys after a numkeys argument).
+inline void report_keys(rmapi::Ctx* ctx, const module_spec& row, rmapi::String** argv, int argc) {
+    const int numkeys_at = numkeys_index(row.name);
+    if (numkeys_at == 0) {
+        const int last = row.last_key < 0 ? argc + row.last_key : row.last_key;
+        for (int i = row.first_key; i > 0 && i <= last && i < argc; i += row.step)
+            rmapi::KeyAtPos(ctx, i);
+        return;
+    }
+    if (row.first_key == 1) rmapi::KeyAtPos(ctx, 1);  // a *STORE destination
+    long long n = 0;
+    if (numkeys_at >= argc || rmapi::StringToLongLong(argv[numkeys_at], &n) != rmapi::OK) return;
+    for (long long i = 0; i < n && numkeys_at + 1 + i < argc; ++i)
+        rmapi::KeyAtPos(ctx, static_cast<int>(numkeys_at + 1 + i));
+}
+
+/// The command function Redis calls for row I.
+template <std::size_t I>
+int command_entry(rmapi::Ctx* ctx, rmapi::String** argv, int argc) {
+    if (rmapi::IsKeysPositionRequest(ctx)) {
+        report_keys(ctx, zset_rows[I], argv, argc);
+        return rmapi::OK;
+    }
+    execute(zset_rows[I], ctx, argv, argc, nullptr);
+    return rmapi::OK;
+}
+
+template <std::size_t... I>
+constexpr std::array<rmapi::CmdFunc, sizeof...(I)> entries(std::index_sequence<I...>) {
+    return {command_entry<I>...};
+}
+/// command_entries[i] runs zset_rows[i].
+inline constexpr auto command_entries = entries(std::make_index_sequence<zset_row_count>());
+
+// ---- registration ---------------------------------------------------------------------------
+
+/// The module API's flag words for a row's COMMAND INFO flags.
+inline std::string module_flags(std::string_view flags) {
+    static constexpr std::pair<std::string_view, std::string_view> words[] = {
+        {"write", "write"}, {"readonly", "readonly"},    {"denyoom", "deny-oom"},
+        {"fast", "fast"},   {"noscript", "deny-script"}, {"blocking", "blocking"}};
+    std::string out;
+    for (const auto& [native, module] : words) {
+        // whole words only ("write" is not in "readonly", but keep the check exact)
+        const std::size_t at = flags.find(native);
+        if (at == std::string_view::npos) continue;
+        const std::size_t end = at + native.size();
+        if ((at > 0 && flags[at - 1] != ' ') || (end < flags.size() && flags[end] != ' ')) continue;
+        out += out.empty() ? "" : " ";
+        out += module;
+    }
+    return out;
+}
+
+/// The key specs of a row (at most two, then the zeroed terminator).
+inline std::array<rmapi::KeySpec, 3> key_specs(const module_spec& row) {
+    std::array<rmapi::KeySpec, 3> specs{};
+    const bool writes = row.flags.find("write") != std::string_view::npos;
+    const std::uint64_t source = writes ? rmapi::KEY_RW | rmapi::KEY_ACCESS | rmapi::KEY_DELETE
+                                        : rmapi::KEY_RO | rmapi::KEY_ACCESS;
+    const std::uint64_t destination = rmapi::KEY_OW | rmapi::KEY_UPDATE;
+    std::size_t n = 0;
+    const auto at = [&](int pos, std::uint64_t flags) -> rmapi::KeySpec& {
+        rmapi::KeySpec& s = specs[n++];
+        s.flags = flags;
+        s.begin_search_type = rmapi::BS_INDEX;
+        s.bs.index.pos = pos;
+        return s;
+    };
+    const int numkeys = numkeys_index(row.name);
+    const bool stores = row.first_key == 1 && (numkeys == 2 || row.name == "zrangestore");
+    if (stores) {
+        rmapi::KeySpec& dst = at(1, destination);
+        dst.find_keys_type = rmapi::FK_RANGE;
+        dst.fk.range = {0, 1, 0};
+    }
+    if (numkeys != 0) {
+        rmapi::KeySpec& s = at(numkeys, stores ? rmapi::KEY_RO | rmapi::KEY_ACCESS : source);
+        s.find_keys_type = rmapi::FK_KEYNUM;
+        s.fk.keynum = {0, 1, 1};
+    } else {
+        const int first = stores ? 2 : row.first_key;
+        rmapi::KeySpec& s = at(first, stores ? rmapi::KEY_RO | rmapi::KEY_ACCESS
+                                      : writes && row.name.find("pop") == std::string_view::npos
+                                          ? rmapi::KEY_RW | rmapi::KEY_UPDATE
+                                          : source);
+        s.find_keys_type = rmapi::FK_RANGE;
+        const int last = stores ? 0 : row.last_key < 0 ? row.last_key : row.last_key - first;
+        s.fk.range = {last, row.step, 0};
+    }
+    return specs;
+}
+
+/// Registers ZSET.<name> for every sorted-set row. \returns false when Redis refused one.
+inline bool register_commands(rmapi::Ctx* ctx) {
+    for (std::size_t i = 0; i < zset_row_count; ++i) {
+        const module_spec& row = zset_rows[i];
+        const std::string name = "zset." + std::string(row.name);
+        const bool several_keys = row.first_key == 0 || row.last_key != row.first_key;
+        const std::string flags = module_flags(row.flags) + (several_keys ? " getkeys-api" : "");
+        if (rmapi::CreateCommand(ctx, name.c_str(), command_entries[i], flags.c_str(),
+                                 row.first_key, row.last_key, row.step) != rmapi::OK)
+            return false;
+        std::array<rmapi::KeySpec, 3> specs = key_specs(row);
+        rmapi::CommandInfo info{};
+        info.version = &rmapi::kCommandInfoV1;
+        info.arity = row.arity;
+        info.key_specs = specs.data();
+        if (rmapi::SetCommandInfo(rmapi::GetCommand(ctx, name.c_str()), &info) != rmapi::OK)
+            return false;
+    }
+    return true;
+}
+
+}  // namespace zset::module
+
+#endif  // ZSET_MODULE_MODULE_COMMANDS_HPP

@@ -1,0 +1,74 @@
+// zset module — configuration: Redis's own zset-max-listpack-entries / -value steer the module's
+// sorted sets (read at load and after every CONFIG SET), and the module's configs
+// (zset.dropin) are registered with Redis, so they are set with `--zset.dropin yes` after
+// --loadmodule, in redis.conf, or with CONFIG SET.
+// SPDX-License-Identifier: MIT
+#ifndef ZSET_MODULE_MODULE_CONFIG_HPP
+#define ZSET_MODULE_MODULE_CONFIG_HPP
+
+#include <cstddef>
+#include <string_view>
+
+#include "module_state.hpp"
+#include "redis_module_api.hpp"
+#include <zset/detail/redis_text.hpp>
+#include <zset/redis/numbers.hpp>
+
+namespace zset::module {
+
+/// Reads zset-max-listpack-entries / -value from the server into state().thresholds.
+inline void read_thresholds(rmapi::Ctx* ctx) {
+    rmapi::CallReply* r = rmapi::Call(ctx, "CONFIG", "cc", "GET", "zset-max-listpack-*");
+    if (r == nullptr) return;
+    const std::size_t n = rmapi::CallReplyLength(r);
+    for (std::size_t i = 0; i + 1 < n; i += 2) {
+        std::size_t name_len = 0, value_len = 0;
+        const char* name = rmapi::CallReplyStringPtr(rmapi::CallReplyArrayElement(r, i), &name_len);
+        const char* text =
+            rmapi::CallReplyStringPtr(rmapi::CallReplyArrayElement(r, i + 1), &value_len);
+        const auto v = zset::redis::parse_integer(std::string_view(text, value_len));
+        if (!v || *v < 0) continue;
+        const std::string_view key(name, name_len);
+        if (key == "zset-max-listpack-entries")
+            state().thresholds.max_listpack_entries = static_cast<std::size_t>(*v);
+        else if (key == "zset-max-listpack-value")
+            state().thresholds.max_listpack_value = static_cast<std::size_t>(*v);
+    }
+    rmapi::FreeCallReply(r);
+}
+
+/// After CONFIG SET: re-reads the thresholds when one of them (or its ziplist alias) changed.
+inline void on_config_change(rmapi::Ctx* ctx, rmapi::Event, std::uint64_t subevent, void* data) {
+    if (subevent != rmapi::SUBEVENT_CONFIG_CHANGE || data == nullptr) return;
+    const auto* change = static_cast<const rmapi::ConfigChangeV1*>(data);
+    for (std::uint32_t i = 0; i < change->num_changes; ++i) {
+        const std::string_view name = change->config_names[i];
+        if (zset::detail::ascii_iequals(name.substr(0, 9), "zset-max-"))
+            return read_thresholds(ctx);
+    }
+}
+
+inline int get_dropin(const char*, void*) {
+    return state().dropin ? 1 : 0;
+}
+inline int set_dropin(const char*, int on, void*, rmapi::String**) {
+    state().dropin = on != 0;
+    return rmapi::OK;
+}
+
+/// Registers the module's configs and takes their values from the command line / config file;
+/// subscribes to CONFIG SET. \returns false when Redis refused.
+inline bool configure(rmapi::Ctx* ctx) {
+    if (rmapi::RegisterBoolConfig(ctx, "dropin", 0, rmapi::CONFIG_DEFAULT, get_dropin, set_dropin,
+                                  nullptr, nullptr) != rmapi::OK)
+        return false;
+    if (rmapi::LoadConfigs(ctx) != rmapi::OK) return false;
+    read_thresholds(ctx);
+    state().doubles = rmapi::GetServerVersion() >= 0x070200 ? zset::redis::format_style::shortest
+                                                            : zset::redis::format_style::percent17g;
+    return rmapi::SubscribeToServerEvent(ctx, rmapi::EventConfig, on_config_change) == rmapi::OK;
+}
+
+}  // namespace zset::module
+
+#endif  // ZSET_MODULE_MODULE_CONFIG_HPP

@@ -1,0 +1,775 @@
+// rmapi — the part of the Redis module ABI that the zset module uses.
+// SPDX-License-Identifier: MIT
+//
+// Written for this project from the documented Redis Modules API (and checked
+// against the behaviour of Debian 12's redis-server 7.0.15). It is NOT Redis's
+// redismodule.h: names live in namespace `rmapi`, opaque handles are our own
+// incomplete types, constants are `constexpr`, and the API table is filled by
+// rmapi::Init() below. Only the layout of the structs the server reads, the
+// numeric values of the constants, and the exported function *names* (the
+// strings "RedisModule_<X>" handed to the server's lookup function) are fixed
+// by the server; everything else here is our own choice.
+//
+// Availability: every function declared in section 5 is registered by Redis
+// 7.0.15 unless it is listed in section 6 ("newer than 7.0"), whose pointers
+// stay null on 7.0.15 and are never required.
+//
+// C++17, header only. Compiles warning-free with g++ 12 / clang 14 at
+// -Wall -Wextra -Wpedantic -Wconversion -Wshadow.
+#ifndef ZSET_MODULE_REDIS_MODULE_API_HPP
+#define ZSET_MODULE_REDIS_MODULE_API_HPP
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define RMAPI_PRINTF_LIKE(fmt_idx, first_arg) __attribute__((format(printf, fmt_idx, first_arg)))
+#else
+#define RMAPI_PRINTF_LIKE(fmt_idx, first_arg)
+#endif
+
+namespace rmapi {
+
+// ---------------------------------------------------------------------------
+// 1. Opaque handles (the server never lets a module see inside these).
+// ---------------------------------------------------------------------------
+struct Ctx;               // command / callback context
+struct Command;           // a registered command (for SetCommandInfo, subcommands)
+struct Key;               // an opened key
+struct String;            // a server string object
+struct CallReply;         // reply of Call()
+struct IO;                // rdb / aof serialisation context
+struct Type;              // a registered native data type
+struct Digest;            // DEBUG DIGEST accumulator
+struct BlockedClient;     // handle of a blocked client
+struct CommandFilterCtx;  // argv of a command under filtering
+struct CommandFilter;     // a registered filter
+struct KeyOptCtx;         // context of the *2 type callbacks
+struct DefragCtx;         // context of the defrag callback
+struct ServerInfoData;    // result of GetServerInfo
+
+using mstime_t = long long;
+
+// ---------------------------------------------------------------------------
+// 2. Constants. Values are fixed by the server ABI.
+// ---------------------------------------------------------------------------
+// Status codes returned by most API calls and expected from callbacks.
+inline constexpr int OK = 0;
+inline constexpr int ERR = 1;
+
+inline constexpr int APIVER_1 = 1;                  // the only API version
+inline constexpr uint64_t TYPE_METHOD_VERSION = 4;  // TypeMethods layout below (7.0)
+
+// OpenKey() mode bits.
+inline constexpr int OPEN_READ = 1 << 0;
+inline constexpr int OPEN_WRITE = 1 << 1;
+inline constexpr int OPEN_NOTOUCH = 1 << 16;  // do not update LRU/LFU
+
+// KeyType() results.
+inline constexpr int KEYTYPE_EMPTY = 0;
+inline constexpr int KEYTYPE_STRING = 1;
+inline constexpr int KEYTYPE_LIST = 2;
+inline constexpr int KEYTYPE_HASH = 3;
+inline constexpr int KEYTYPE_SET = 4;
+inline constexpr int KEYTYPE_ZSET = 5;
+inline constexpr int KEYTYPE_MODULE = 6;
+inline constexpr int KEYTYPE_STREAM = 7;
+
+// CallReplyType() results.
+inline constexpr int REPLY_UNKNOWN = -1;
+inline constexpr int REPLY_STRING = 0;
+inline constexpr int REPLY_ERROR = 1;
+inline constexpr int REPLY_INTEGER = 2;
+inline constexpr int REPLY_ARRAY = 3;
+inline constexpr int REPLY_NULL = 4;
+inline constexpr int REPLY_MAP = 5;
+inline constexpr int REPLY_SET = 6;
+inline constexpr int REPLY_BOOL = 7;
+inline constexpr int REPLY_DOUBLE = 8;
+inline constexpr int REPLY_BIG_NUMBER = 9;
+inline constexpr int REPLY_VERBATIM_STRING = 10;
+inline constexpr int REPLY_ATTRIBUTE = 11;
+
+// Length argument of ReplyWithArray/Map/Set meaning "set later with ReplySet*Length".
+inline constexpr long POSTPONED_LEN = -1;
+
+// GetExpire() answer for a key without TTL.
+inline constexpr mstime_t NO_EXPIRE = -1;
+
+// GetContextFlags() bits.
+inline constexpr int CTX_FLAGS_LUA = 1 << 0;
+inline constexpr int CTX_FLAGS_MULTI = 1 << 1;
+inline constexpr int CTX_FLAGS_MASTER = 1 << 2;
+inline constexpr int CTX_FLAGS_SLAVE = 1 << 3;
+inline constexpr int CTX_FLAGS_READONLY = 1 << 4;
+inline constexpr int CTX_FLAGS_CLUSTER = 1 << 5;
+inline constexpr int CTX_FLAGS_AOF = 1 << 6;
+inline constexpr int CTX_FLAGS_RDB = 1 << 7;
+inline constexpr int CTX_FLAGS_MAXMEMORY = 1 << 8;
+inline constexpr int CTX_FLAGS_EVICT = 1 << 9;
+inline constexpr int CTX_FLAGS_OOM = 1 << 10;
+inline constexpr int CTX_FLAGS_OOM_WARNING = 1 << 11;
+inline constexpr int CTX_FLAGS_REPLICATED = 1 << 12;  // command came from our master
+inline constexpr int CTX_FLAGS_LOADING = 1 << 13;     // rdb/aof loading in progress
+inline constexpr int CTX_FLAGS_REPLICA_IS_STALE = 1 << 14;
+inline constexpr int CTX_FLAGS_REPLICA_IS_CONNECTING = 1 << 15;
+inline constexpr int CTX_FLAGS_REPLICA_IS_TRANSFERRING = 1 << 16;
+inline constexpr int CTX_FLAGS_REPLICA_IS_ONLINE = 1 << 17;
+inline constexpr int CTX_FLAGS_ACTIVE_CHILD = 1 << 18;
+inline constexpr int CTX_FLAGS_MULTI_DIRTY = 1 << 19;
+inline constexpr int CTX_FLAGS_IS_CHILD = 1 << 20;
+inline constexpr int CTX_FLAGS_DENY_BLOCKING = 1 << 21;  // MULTI, Lua, or a module's Call()
+inline constexpr int CTX_FLAGS_RESP3 = 1 << 22;          // calling client speaks RESP3
+inline constexpr int CTX_FLAGS_ASYNC_LOADING = 1 << 23;
+
+// Keyspace notification classes (NotifyKeyspaceEvent's `type`).
+inline constexpr int NOTIFY_GENERIC = 1 << 2;
+inline constexpr int NOTIFY_ZSET = 1 << 7;
+inline constexpr int NOTIFY_MODULE = 1 << 13;
+
+// RegisterCommandFilter() flags.
+inline constexpr int CMDFILTER_NOSELF = 1 << 0;  // skip while this module is inside Call()
+
+// SetModuleOptions() bits.
+inline constexpr int OPTIONS_HANDLE_IO_ERRORS = 1 << 0;
+inline constexpr int OPTION_NO_IMPLICIT_SIGNAL_MODIFIED = 1 << 1;
+inline constexpr int OPTIONS_HANDLE_REPL_ASYNC_LOAD = 1 << 2;
+
+// Register*Config() flags.
+inline constexpr unsigned CONFIG_DEFAULT = 0;
+inline constexpr unsigned CONFIG_IMMUTABLE = 1u << 0;
+inline constexpr unsigned CONFIG_SENSITIVE = 1u << 1;
+inline constexpr unsigned CONFIG_HIDDEN = 1u << 4;
+inline constexpr unsigned CONFIG_PROTECTED = 1u << 5;
+inline constexpr unsigned CONFIG_DENY_LOADING = 1u << 6;
+inline constexpr unsigned CONFIG_MEMORY = 1u << 7;
+
+// Aux save triggers (TypeMethods::aux_save_triggers).
+inline constexpr int AUX_BEFORE_RDB = 1 << 0;
+inline constexpr int AUX_AFTER_RDB = 1 << 1;
+
+// Log levels.
+inline constexpr const char* LOG_DEBUG = "debug";
+inline constexpr const char* LOG_VERBOSE = "verbose";
+inline constexpr const char* LOG_NOTICE = "notice";
+inline constexpr const char* LOG_WARNING = "warning";
+
+inline constexpr const char* WRONGTYPE_MSG =
+    "WRONGTYPE Operation against a key holding the wrong kind of value";
+
+// Key-spec flags (KeySpec::flags and KeyAtPosWithFlags). Exactly one of
+// RO/RW/OW/RM must be set; at most one of INSERT/DELETE/UPDATE.
+inline constexpr uint64_t KEY_RO = 1ull << 0;
+inline constexpr uint64_t KEY_RW = 1ull << 1;
+inline constexpr uint64_t KEY_OW = 1ull << 2;
+inline constexpr uint64_t KEY_RM = 1ull << 3;
+inline constexpr uint64_t KEY_ACCESS = 1ull << 4;
+inline constexpr uint64_t KEY_UPDATE = 1ull << 5;
+inline constexpr uint64_t KEY_INSERT = 1ull << 6;
+inline constexpr uint64_t KEY_DELETE = 1ull << 7;
+inline constexpr uint64_t KEY_NOT_KEY = 1ull << 8;
+inline constexpr uint64_t KEY_INCOMPLETE = 1ull << 9;
+inline constexpr uint64_t KEY_VARIABLE_FLAGS = 1ull << 10;
+
+// KeySpec::begin_search_type.
+inline constexpr int BS_INVALID = 0;  // terminates a KeySpec array
+inline constexpr int BS_UNKNOWN = 1;
+inline constexpr int BS_INDEX = 2;
+inline constexpr int BS_KEYWORD = 3;
+
+// KeySpec::find_keys_type.
+inline constexpr int FK_OMITTED = 0;  // = a single key at the begin_search position
+inline constexpr int FK_UNKNOWN = 1;
+inline constexpr int FK_RANGE = 2;
+inline constexpr int FK_KEYNUM = 3;
+
+// CommandArg::type.
+inline constexpr int ARG_STRING = 0;
+inline constexpr int ARG_INTEGER = 1;
+inline constexpr int ARG_DOUBLE = 2;
+inline constexpr int ARG_KEY = 3;
+inline constexpr int ARG_PATTERN = 4;
+inline constexpr int ARG_UNIX_TIME = 5;
+inline constexpr int ARG_PURE_TOKEN = 6;
+inline constexpr int ARG_ONEOF = 7;
+inline constexpr int ARG_BLOCK = 8;
+// CommandArg::flags.
+inline constexpr int ARGFLAG_NONE = 0;
+inline constexpr int ARGFLAG_OPTIONAL = 1 << 0;
+inline constexpr int ARGFLAG_MULTIPLE = 1 << 1;
+inline constexpr int ARGFLAG_MULTIPLE_TOKEN = 1 << 2;
+
+// Server event ids (Event::id) and their sub-events.
+inline constexpr uint64_t EVENT_REPLICATION_ROLE_CHANGED = 0;
+inline constexpr uint64_t EVENT_PERSISTENCE = 1;
+inline constexpr uint64_t EVENT_FLUSHDB = 2;
+inline constexpr uint64_t EVENT_LOADING = 3;
+inline constexpr uint64_t EVENT_CLIENT_CHANGE = 4;
+inline constexpr uint64_t EVENT_SHUTDOWN = 5;
+inline constexpr uint64_t EVENT_REPLICA_CHANGE = 6;
+inline constexpr uint64_t EVENT_MASTER_LINK_CHANGE = 7;
+inline constexpr uint64_t EVENT_CRON_LOOP = 8;
+inline constexpr uint64_t EVENT_MODULE_CHANGE = 9;
+inline constexpr uint64_t EVENT_LOADING_PROGRESS = 10;
+inline constexpr uint64_t EVENT_SWAPDB = 11;
+inline constexpr uint64_t EVENT_FORK_CHILD = 13;
+inline constexpr uint64_t EVENT_REPL_ASYNC_LOAD = 14;
+inline constexpr uint64_t EVENT_EVENTLOOP = 15;
+inline constexpr uint64_t EVENT_CONFIG = 16;  // 7.0+
+inline constexpr uint64_t SUBEVENT_FLUSHDB_START = 0;
+inline constexpr uint64_t SUBEVENT_FLUSHDB_END = 1;
+inline constexpr uint64_t SUBEVENT_CONFIG_CHANGE = 0;
+inline constexpr uint64_t SUBEVENT_LOADING_RDB_START = 0;
+inline constexpr uint64_t SUBEVENT_LOADING_AOF_START = 1;
+inline constexpr uint64_t SUBEVENT_LOADING_REPL_START = 2;
+inline constexpr uint64_t SUBEVENT_LOADING_ENDED = 3;
+inline constexpr uint64_t SUBEVENT_LOADING_FAILED = 4;
+
+// ---------------------------------------------------------------------------
+// 3. Structs whose layout the server reads or writes.
+// ---------------------------------------------------------------------------
+// Identifies a server event; passed by value to SubscribeToServerEvent.
+struct Event {
+    uint64_t id;
+    uint64_t dataver;  // version of the struct handed to the callback as `data`
+};
+inline constexpr Event EventFlushDB{EVENT_FLUSHDB, 1};
+inline constexpr Event EventConfig{EVENT_CONFIG, 1};
+inline constexpr Event EventLoading{EVENT_LOADING, 1};
+inline constexpr Event EventShutdown{EVENT_SHUTDOWN, 1};
+
+// `data` of a FLUSHDB event.
+struct FlushInfoV1 {
+    uint64_t version;
+    int32_t sync;   // 1 = synchronous flush
+    int32_t dbnum;  // -1 = FLUSHALL
+};
+// `data` of a CONFIG event (sub-event CONFIG_CHANGE).
+struct ConfigChangeV1 {
+    uint64_t version;
+    uint32_t num_changes;
+    const char** config_names;
+};
+
+// Callback signatures.
+using CmdFunc = int (*)(Ctx* ctx, String** argv, int argc);
+using EventCallback = void (*)(Ctx* ctx, Event eid, uint64_t subevent, void* data);
+using CommandFilterFunc = void (*)(CommandFilterCtx* filter);
+using FreePrivDataFunc = void (*)(Ctx* ctx, void* privdata);
+
+using TypeLoadFunc = void* (*)(IO* rdb, int encver);
+using TypeSaveFunc = void (*)(IO* rdb, void* value);
+using TypeAuxLoadFunc = int (*)(IO* rdb, int encver, int when);
+using TypeAuxSaveFunc = void (*)(IO* rdb, int when);
+using TypeRewriteFunc = void (*)(IO* aof, String* key, void* value);
+using TypeMemUsageFunc = size_t (*)(const void* value);
+using TypeDigestFunc = void (*)(Digest* digest, void* value);
+using TypeFreeFunc = void (*)(void* value);
+using TypeFreeEffortFunc = size_t (*)(String* key, const void* value);
+using TypeUnlinkFunc = void (*)(String* key, const void* value);
+using TypeCopyFunc = void* (*)(String* fromkey, String* tokey, const void* value);
+using TypeDefragFunc = int (*)(DefragCtx* ctx, String* key, void** value);
+using TypeMemUsageFunc2 = size_t (*)(KeyOptCtx* ctx, const void* value, size_t sample_size);
+using TypeFreeEffortFunc2 = size_t (*)(KeyOptCtx* ctx, const void* value);
+using TypeUnlinkFunc2 = void (*)(KeyOptCtx* ctx, const void* value);
+using TypeCopyFunc2 = void* (*)(KeyOptCtx* ctx, const void* value);
+
+using ConfigGetBoolFunc = int (*)(const char* name, void* privdata);
+using ConfigSetBoolFunc = int (*)(const char* name, int val, void* privdata, String** err);
+using ConfigGetNumericFunc = long long (*)(const char* name, void* privdata);
+using ConfigSetNumericFunc = int (*)(const char* name, long long val, void* privdata, String** err);
+using ConfigApplyFunc = int (*)(Ctx* ctx, void* privdata, String** err);
+
+// Data-type callbacks, version 4 layout (Redis 7.0). Set `version` to
+// TYPE_METHOD_VERSION; members left null are "not supported".
+struct TypeMethods {
+    uint64_t version;
+    TypeLoadFunc rdb_load;
+    TypeSaveFunc rdb_save;
+    TypeRewriteFunc aof_rewrite;
+    TypeMemUsageFunc mem_usage;
+    TypeDigestFunc digest;
+    TypeFreeFunc free;
+    // version >= 2
+    TypeAuxLoadFunc aux_load;
+    TypeAuxSaveFunc aux_save;
+    int aux_save_triggers;
+    // version >= 3
+    TypeFreeEffortFunc free_effort;
+    TypeUnlinkFunc unlink;
+    TypeCopyFunc copy;
+    TypeDefragFunc defrag;
+    // version >= 4 (the *2 variants win over the plain ones when both are set)
+    TypeMemUsageFunc2 mem_usage2;
+    TypeFreeEffortFunc2 free_effort2;
+    TypeUnlinkFunc2 unlink2;
+    TypeCopyFunc2 copy2;
+};
+
+// Command metadata for SetCommandInfo (CommandInfo version 1, Redis 7.0).
+// Arrays (history, key_specs, args, subargs) end with a zeroed element.
+struct CommandArg {
+    const char* name;
+    int type;            // ARG_*
+    int key_spec_index;  // for ARG_KEY: index into CommandInfo::key_specs, else -1
+    const char* token;
+    const char* summary;
+    const char* since;
+    int flags;  // ARGFLAG_*
+    const char* deprecated_since;
+    CommandArg* subargs;
+};
+
+struct CommandHistoryEntry {
+    const char* since;
+    const char* changes;
+};
+
+struct KeySpec {
+    const char* notes;
+    uint64_t flags;         // KEY_*
+    int begin_search_type;  // BS_*
+    union BeginSearch {
+        struct ByIndex {
+            int pos;  // argv index of the first key
+        } index;
+        struct ByKeyword {
+            const char* keyword;
+            int startfrom;  // negative: search backwards from the end
+        } keyword;
+    } bs;
+    int find_keys_type;  // FK_*
+    union FindKeys {
+        struct Range {
+            int lastkey;  // relative to bs result; negative = from the end (-1 = last arg)
+            int keystep;
+            int limit;  // with lastkey -1: 0/1 all, N = 1/N of the remaining args
+        } range;
+        struct KeyNum {
+            int keynumidx;  // relative to bs result: argument holding the count
+            int firstkey;   // relative to bs result: first key
+            int keystep;
+        } keynum;
+    } fk;
+};
+
+struct CommandInfoVersion {
+    int version;
+    size_t sizeof_historyentry;
+    size_t sizeof_keyspec;
+    size_t sizeof_arg;
+};
+inline constexpr CommandInfoVersion kCommandInfoV1{1, sizeof(CommandHistoryEntry), sizeof(KeySpec),
+                                                   sizeof(CommandArg)};
+
+struct CommandInfo {
+    const CommandInfoVersion* version;  // &kCommandInfoV1
+    const char* summary;
+    const char* complexity;
+    const char* since;
+    CommandHistoryEntry* history;
+    const char* tips;
+    int arity;  // 0 = leave as is (module commands default to -1, i.e. unchecked)
+    KeySpec* key_specs;
+    CommandArg* args;
+};
+
+#if defined(__x86_64__) || defined(__aarch64__)
+// LP64 layout checks (these match the C layout the server compiles).
+static_assert(sizeof(TypeMethods) == 18 * 8, "TypeMethods layout");
+static_assert(offsetof(TypeMethods, aux_save_triggers) == 72, "TypeMethods layout");
+static_assert(offsetof(TypeMethods, free_effort) == 80, "TypeMethods layout");
+static_assert(offsetof(TypeMethods, copy2) == 136, "TypeMethods layout");
+static_assert(sizeof(KeySpec) == 56, "KeySpec layout");
+static_assert(offsetof(KeySpec, bs) == 24 && offsetof(KeySpec, find_keys_type) == 40 &&
+                  offsetof(KeySpec, fk) == 44,
+              "KeySpec layout");
+static_assert(sizeof(CommandArg) == 64, "CommandArg layout");
+static_assert(sizeof(CommandInfo) == 72 && offsetof(CommandInfo, arity) == 48,
+              "CommandInfo layout");
+static_assert(sizeof(Event) == 16, "Event layout");
+#endif
+
+// ---------------------------------------------------------------------------
+// 4. Call()/Replicate()/EmitAOF() format letters (7.0.15; parsed by one
+//    routine, so all three accept the same letters):
+//      c  const char* (NUL-terminated)     b  const char*, size_t
+//      s  String*                          l  long long  (pass a long long!)
+//      v  String** , size_t  (vector)
+//    Modifiers without an argument (meaningful for Call only):
+//      !  propagate to replicas+AOF   A  ...but not AOF   R  ...but not replicas
+//      3  RESP3 reply   0  reply in the calling client's protocol
+//      C  run as the context's user (ACL)   S  script mode   W  no writes
+//      M  respect deny-oom   E  pre-execution errors as error replies
+//    Anything else makes Call() return NULL with errno EBADF.
+// ---------------------------------------------------------------------------
+
+// ---------------------------------------------------------------------------
+// 5. API function pointers (filled by Init). All exist in Redis 7.0.15.
+// ---------------------------------------------------------------------------
+// loader plumbing
+inline int (*GetApi)(const char* name, void* slot) = nullptr;
+inline void (*SetModuleAttribs)(Ctx* ctx, const char* name, int ver, int apiver) = nullptr;
+inline int (*IsModuleNameBusy)(const char* name) = nullptr;
+inline int (*GetServerVersion)() = nullptr;  // 0x00MMmmpp
+inline int (*GetTypeMethodVersion)() = nullptr;
+
+// memory (counted in INFO used_memory / maxmemory)
+inline void* (*Alloc)(size_t bytes) = nullptr;
+inline void* (*Calloc)(size_t nmemb, size_t size) = nullptr;
+inline void* (*Realloc)(void* ptr, size_t bytes) = nullptr;
+inline void (*Free)(void* ptr) = nullptr;
+inline size_t (*MallocUsableSize)(void* ptr) = nullptr;
+inline void (*AutoMemory)(Ctx* ctx) = nullptr;  // declared for completeness; not used
+
+// commands
+inline int (*CreateCommand)(Ctx* ctx, const char* name, CmdFunc fn, const char* flags, int firstkey,
+                            int lastkey, int keystep) = nullptr;
+inline Command* (*GetCommand)(Ctx* ctx, const char* name) = nullptr;
+inline int (*CreateSubcommand)(Command* parent, const char* name, CmdFunc fn, const char* flags,
+                               int firstkey, int lastkey, int keystep) = nullptr;
+inline int (*SetCommandInfo)(Command* cmd, const CommandInfo* info) = nullptr;
+inline int (*IsKeysPositionRequest)(Ctx* ctx) = nullptr;
+inline void (*KeyAtPos)(Ctx* ctx, int pos) = nullptr;
+inline void (*KeyAtPosWithFlags)(Ctx* ctx, int pos, int flags) = nullptr;
+inline int (*WrongArity)(Ctx* ctx) = nullptr;
+inline int (*GetContextFlags)(Ctx* ctx) = nullptr;
+inline unsigned long long (*GetClientId)(Ctx* ctx) = nullptr;
+inline int (*GetSelectedDb)(Ctx* ctx) = nullptr;
+inline int (*SelectDb)(Ctx* ctx, int newid) = nullptr;
+inline long long (*Milliseconds)() = nullptr;
+
+// keys
+inline Key* (*OpenKey)(Ctx* ctx, String* keyname, int mode) = nullptr;
+inline void (*CloseKey)(Key* key) = nullptr;
+inline int (*KeyType)(Key* key) = nullptr;
+inline int (*KeyExists)(Ctx* ctx, String* keyname) = nullptr;
+inline size_t (*ValueLength)(Key* key) = nullptr;
+inline int (*DeleteKey)(Key* key) = nullptr;
+inline int (*UnlinkKey)(Key* key) = nullptr;
+inline mstime_t (*GetExpire)(Key* key) = nullptr;
+inline int (*SetExpire)(Key* key, mstime_t expire) = nullptr;
+inline const String* (*GetKeyNameFromModuleKey)(Key* key) = nullptr;
+inline int (*GetDbIdFromModuleKey)(Key* key) = nullptr;
+inline int (*SignalModifiedKey)(Ctx* ctx, String* keyname) = nullptr;
+inline int (*NotifyKeyspaceEvent)(Ctx* ctx, int type, const char* event, String* key) = nullptr;
+
+// native sorted-set access (for keys of KEYTYPE_ZSET)
+inline int (*ZsetFirstInScoreRange)(Key* key, double min, double max, int minex,
+                                    int maxex) = nullptr;
+inline String* (*ZsetRangeCurrentElement)(Key* key, double* score) = nullptr;
+inline int (*ZsetRangeNext)(Key* key) = nullptr;
+inline int (*ZsetRangeEndReached)(Key* key) = nullptr;
+inline void (*ZsetRangeStop)(Key* key) = nullptr;
+// Adds or updates one member of a native sorted set (creating the key); `flags` may be null.
+inline int (*ZsetAdd)(Key* key, double score, String* member, int* flags) = nullptr;
+
+// strings
+inline String* (*CreateString)(Ctx* ctx, const char* ptr, size_t len) = nullptr;
+inline String* (*CreateStringFromString)(Ctx* ctx, const String* str) = nullptr;
+inline String* (*CreateStringFromLongLong)(Ctx* ctx, long long ll) = nullptr;
+inline String* (*CreateStringFromDouble)(Ctx* ctx, double d) = nullptr;
+inline String* (*CreateStringPrintf)(Ctx* ctx, const char* fmt, ...)RMAPI_PRINTF_LIKE(2,
+                                                                                      3) = nullptr;
+inline void (*FreeString)(Ctx* ctx, String* str) = nullptr;
+inline void (*RetainString)(Ctx* ctx, String* str) = nullptr;
+inline const char* (*StringPtrLen)(const String* str, size_t* len) = nullptr;
+inline int (*StringToLongLong)(const String* str, long long* ll) = nullptr;
+inline int (*StringToDouble)(const String* str, double* d) = nullptr;
+
+// replies
+inline int (*ReplyWithError)(Ctx* ctx, const char* err) = nullptr;
+inline int (*ReplyWithSimpleString)(Ctx* ctx, const char* msg) = nullptr;
+inline int (*ReplyWithLongLong)(Ctx* ctx, long long ll) = nullptr;
+inline int (*ReplyWithDouble)(Ctx* ctx, double d) = nullptr;
+inline int (*ReplyWithStringBuffer)(Ctx* ctx, const char* buf, size_t len) = nullptr;
+inline int (*ReplyWithCString)(Ctx* ctx, const char* buf) = nullptr;
+inline int (*ReplyWithString)(Ctx* ctx, String* str) = nullptr;
+inline int (*ReplyWithEmptyString)(Ctx* ctx) = nullptr;
+inline int (*ReplyWithVerbatimString)(Ctx* ctx, const char* buf, size_t len) = nullptr;
+inline int (*ReplyWithNull)(Ctx* ctx) = nullptr;
+inline int (*ReplyWithNullArray)(Ctx* ctx) = nullptr;
+inline int (*ReplyWithEmptyArray)(Ctx* ctx) = nullptr;
+inline int (*ReplyWithBool)(Ctx* ctx, int b) = nullptr;
+inline int (*ReplyWithArray)(Ctx* ctx, long len) = nullptr;
+inline int (*ReplyWithMap)(Ctx* ctx, long len) = nullptr;  // RESP2: flat array of 2*len
+inline int (*ReplyWithSet)(Ctx* ctx, long len) = nullptr;  // RESP2: array
+inline void (*ReplySetArrayLength)(Ctx* ctx, long len) = nullptr;
+inline void (*ReplySetMapLength)(Ctx* ctx, long len) = nullptr;
+inline void (*ReplySetSetLength)(Ctx* ctx, long len) = nullptr;
+inline int (*ReplyWithCallReply)(Ctx* ctx, CallReply* reply) = nullptr;
+
+// calling other commands
+inline CallReply* (*Call)(Ctx* ctx, const char* cmdname, const char* fmt, ...) = nullptr;
+inline int (*CallReplyType)(CallReply* reply) = nullptr;
+inline size_t (*CallReplyLength)(CallReply* reply) = nullptr;
+inline CallReply* (*CallReplyArrayElement)(CallReply* reply, size_t idx) = nullptr;
+inline const char* (*CallReplyStringPtr)(CallReply* reply, size_t* len) = nullptr;
+inline long long (*CallReplyInteger)(CallReply* reply) = nullptr;
+inline double (*CallReplyDouble)(CallReply* reply) = nullptr;
+inline int (*CallReplyBool)(CallReply* reply) = nullptr;
+inline void (*FreeCallReply)(CallReply* reply) = nullptr;
+
+// propagation
+inline int (*Replicate)(Ctx* ctx, const char* cmdname, const char* fmt, ...) = nullptr;
+inline int (*ReplicateVerbatim)(Ctx* ctx) = nullptr;
+
+// data types and persistence
+inline Type* (*CreateDataType)(Ctx* ctx, const char* name, int encver,
+                               TypeMethods* methods) = nullptr;
+inline int (*ModuleTypeSetValue)(Key* key, Type* type, void* value) = nullptr;
+inline int (*ModuleTypeReplaceValue)(Key* key, Type* type, void* new_value,
+                                     void** old_value) = nullptr;
+inline Type* (*ModuleTypeGetType)(Key* key) = nullptr;
+inline void* (*ModuleTypeGetValue)(Key* key) = nullptr;
+inline void (*SetModuleOptions)(Ctx* ctx, int options) = nullptr;
+inline void (*SaveUnsigned)(IO* io, uint64_t value) = nullptr;
+inline uint64_t (*LoadUnsigned)(IO* io) = nullptr;
+inline void (*SaveSigned)(IO* io, int64_t value) = nullptr;
+inline int64_t (*LoadSigned)(IO* io) = nullptr;
+inline void (*SaveStringBuffer)(IO* io, const char* str, size_t len) = nullptr;
+inline char* (*LoadStringBuffer)(IO* io, size_t* len) = nullptr;  // free with Free()
+inline void (*SaveString)(IO* io, String* s) = nullptr;
+inline String* (*LoadString)(IO* io) = nullptr;
+inline void (*SaveDouble)(IO* io, double value) = nullptr;
+inline double (*LoadDouble)(IO* io) = nullptr;
+inline int (*IsIOError)(IO* io) = nullptr;
+inline void (*EmitAOF)(IO* io, const char* cmdname, const char* fmt, ...) = nullptr;
+inline const String* (*GetKeyNameFromIO)(IO* io) = nullptr;
+inline int (*GetDbIdFromIO)(IO* io) = nullptr;
+inline void (*DigestAddStringBuffer)(Digest* md, const char* ele, size_t len) = nullptr;
+inline void (*DigestAddLongLong)(Digest* md, long long ele) = nullptr;
+inline void (*DigestEndSequence)(Digest* md) = nullptr;
+
+// blocking
+inline BlockedClient* (*BlockClientOnKeys)(Ctx* ctx, CmdFunc reply_callback,
+                                           CmdFunc timeout_callback, FreePrivDataFunc free_privdata,
+                                           long long timeout_ms, String** keys, int numkeys,
+                                           void* privdata) = nullptr;
+inline int (*UnblockClient)(BlockedClient* bc, void* privdata) = nullptr;
+inline int (*AbortBlock)(BlockedClient* bc) = nullptr;
+inline void (*SignalKeyAsReady)(Ctx* ctx, String* key) = nullptr;
+inline String* (*GetBlockedClientReadyKey)(Ctx* ctx) = nullptr;
+inline int (*IsBlockedReplyRequest)(Ctx* ctx) = nullptr;
+inline int (*IsBlockedTimeoutRequest)(Ctx* ctx) = nullptr;
+inline void* (*GetBlockedClientPrivateData)(Ctx* ctx) = nullptr;
+
+// command filters
+inline CommandFilter* (*RegisterCommandFilter)(Ctx* ctx, CommandFilterFunc cb, int flags) = nullptr;
+inline int (*UnregisterCommandFilter)(Ctx* ctx, CommandFilter* filter) = nullptr;
+inline int (*CommandFilterArgsCount)(CommandFilterCtx* fctx) = nullptr;
+inline String* (*CommandFilterArgGet)(CommandFilterCtx* fctx, int pos) = nullptr;
+// Insert/Replace take ownership of `arg` (create it with a null Ctx, never free it).
+inline int (*CommandFilterArgInsert)(CommandFilterCtx* fctx, int pos, String* arg) = nullptr;
+inline int (*CommandFilterArgReplace)(CommandFilterCtx* fctx, int pos, String* arg) = nullptr;
+inline int (*CommandFilterArgDelete)(CommandFilterCtx* fctx, int pos) = nullptr;
+
+// module configs (7.0+) and server events
+inline int (*RegisterBoolConfig)(Ctx* ctx, const char* name, int default_val, unsigned int flags,
+                                 ConfigGetBoolFunc getfn, ConfigSetBoolFunc setfn,
+                                 ConfigApplyFunc applyfn, void* privdata) = nullptr;
+inline int (*RegisterNumericConfig)(Ctx* ctx, const char* name, long long default_val,
+                                    unsigned int flags, long long min, long long max,
+                                    ConfigGetNumericFunc getfn, ConfigSetNumericFunc setfn,
+                                    ConfigApplyFunc applyfn, void* privdata) = nullptr;
+inline int (*LoadConfigs)(Ctx* ctx) = nullptr;
+inline int (*SubscribeToServerEvent)(Ctx* ctx, Event event, EventCallback callback) = nullptr;
+inline ServerInfoData* (*GetServerInfo)(Ctx* ctx, const char* section) = nullptr;
+inline void (*FreeServerInfo)(Ctx* ctx, ServerInfoData* data) = nullptr;
+inline unsigned long long (*ServerInfoGetFieldUnsigned)(ServerInfoData* data, const char* field,
+                                                        int* out_err) = nullptr;
+
+// logging
+inline void (*Log)(Ctx* ctx, const char* level, const char* fmt, ...)
+    RMAPI_PRINTF_LIKE(3, 4) = nullptr;
+inline void (*LogIOError)(IO* io, const char* level, const char* fmt, ...)
+    RMAPI_PRINTF_LIKE(3, 4) = nullptr;
+
+// ---------------------------------------------------------------------------
+// 6. Newer than 7.0: looked up but optional; null on a 7.0.15 server.
+//    (There is no "RedisModule_MustObeyClient" in any released module API;
+//    on 7.0 use GetContextFlags() & (CTX_FLAGS_REPLICATED | CTX_FLAGS_LOADING).)
+// ---------------------------------------------------------------------------
+inline int (*ReplyWithErrorFormat)(Ctx* ctx, const char* fmt, ...) = nullptr;  // 7.2
+inline uint64_t (*Microseconds)() = nullptr;                                   // 7.2
+
+// ---------------------------------------------------------------------------
+// 7. Init: what the server expects a module to do first in its OnLoad.
+// ---------------------------------------------------------------------------
+namespace detail {
+using GetApiFn = int (*)(const char*, void*);
+
+template <class Fn>
+inline bool fetch(GetApiFn getapi, const char* name, Fn*& slot) {
+    // The server stores the function's address into *slot.
+    return getapi(name, static_cast<void*>(&slot)) == OK;
+}
+}  // namespace detail
+
+// Fills every pointer above, then registers the module's name/version.
+// Returns ERR if a required (7.0) function is missing or the name is taken;
+// `*missing` (if given) then names the first missing function.
+inline int Init(Ctx* ctx, const char* module_name, int module_version, int apiver,
+                const char** missing = nullptr) {
+    // The first pointer-sized field of the context is the lookup function.
+    void* raw = nullptr;
+    std::memcpy(&raw, static_cast<const void*>(ctx), sizeof raw);
+    detail::GetApiFn getapi = nullptr;
+    static_assert(sizeof getapi == sizeof raw, "function and data pointers differ in size");
+    std::memcpy(&getapi, &raw, sizeof getapi);
+    if (getapi == nullptr) return ERR;
+    GetApi = getapi;
+
+    const char* first_missing = nullptr;
+    auto need = [&](bool ok, const char* name) {
+        if (!ok && first_missing == nullptr) first_missing = name;
+    };
+#define RMAPI_NEED(fn) need(detail::fetch(getapi, "RedisModule_" #fn, fn), #fn)
+    RMAPI_NEED(SetModuleAttribs);
+    RMAPI_NEED(IsModuleNameBusy);
+    RMAPI_NEED(GetServerVersion);
+    RMAPI_NEED(GetTypeMethodVersion);
+    RMAPI_NEED(Alloc);
+    RMAPI_NEED(Calloc);
+    RMAPI_NEED(Realloc);
+    RMAPI_NEED(Free);
+    RMAPI_NEED(MallocUsableSize);
+    RMAPI_NEED(AutoMemory);
+    RMAPI_NEED(CreateCommand);
+    RMAPI_NEED(GetCommand);
+    RMAPI_NEED(CreateSubcommand);
+    RMAPI_NEED(SetCommandInfo);
+    RMAPI_NEED(IsKeysPositionRequest);
+    RMAPI_NEED(KeyAtPos);
+    RMAPI_NEED(KeyAtPosWithFlags);
+    RMAPI_NEED(WrongArity);
+    RMAPI_NEED(GetContextFlags);
+    RMAPI_NEED(GetClientId);
+    RMAPI_NEED(GetSelectedDb);
+    RMAPI_NEED(SelectDb);
+    RMAPI_NEED(Milliseconds);
+    RMAPI_NEED(OpenKey);
+    RMAPI_NEED(CloseKey);
+    RMAPI_NEED(KeyType);
+    RMAPI_NEED(KeyExists);
+    RMAPI_NEED(ValueLength);
+    RMAPI_NEED(DeleteKey);
+    RMAPI_NEED(UnlinkKey);
+    RMAPI_NEED(GetExpire);
+    RMAPI_NEED(SetExpire);
+    RMAPI_NEED(GetKeyNameFromModuleKey);
+    RMAPI_NEED(GetDbIdFromModuleKey);
+    RMAPI_NEED(SignalModifiedKey);
+    RMAPI_NEED(NotifyKeyspaceEvent);
+    RMAPI_NEED(ZsetFirstInScoreRange);
+    RMAPI_NEED(ZsetRangeCurrentElement);
+    RMAPI_NEED(ZsetRangeNext);
+    RMAPI_NEED(ZsetRangeEndReached);
+    RMAPI_NEED(ZsetRangeStop);
+    RMAPI_NEED(ZsetAdd);
+    RMAPI_NEED(CreateString);
+    RMAPI_NEED(CreateStringFromString);
+    RMAPI_NEED(CreateStringFromLongLong);
+    RMAPI_NEED(CreateStringFromDouble);
+    RMAPI_NEED(CreateStringPrintf);
+    RMAPI_NEED(FreeString);
+    RMAPI_NEED(RetainString);
+    RMAPI_NEED(StringPtrLen);
+    RMAPI_NEED(StringToLongLong);
+    RMAPI_NEED(StringToDouble);
+    RMAPI_NEED(ReplyWithError);
+    RMAPI_NEED(ReplyWithSimpleString);
+    RMAPI_NEED(ReplyWithLongLong);
+    RMAPI_NEED(ReplyWithDouble);
+    RMAPI_NEED(ReplyWithStringBuffer);
+    RMAPI_NEED(ReplyWithCString);
+    RMAPI_NEED(ReplyWithString);
+    RMAPI_NEED(ReplyWithEmptyString);
+    RMAPI_NEED(ReplyWithVerbatimString);
+    RMAPI_NEED(ReplyWithNull);
+    RMAPI_NEED(ReplyWithNullArray);
+    RMAPI_NEED(ReplyWithEmptyArray);
+    RMAPI_NEED(ReplyWithBool);
+    RMAPI_NEED(ReplyWithArray);
+    RMAPI_NEED(ReplyWithMap);
+    RMAPI_NEED(ReplyWithSet);
+    RMAPI_NEED(ReplySetArrayLength);
+    RMAPI_NEED(ReplySetMapLength);
+    RMAPI_NEED(ReplySetSetLength);
+    RMAPI_NEED(ReplyWithCallReply);
+    RMAPI_NEED(Call);
+    RMAPI_NEED(CallReplyType);
+    RMAPI_NEED(CallReplyLength);
+    RMAPI_NEED(CallReplyArrayElement);
+    RMAPI_NEED(CallReplyStringPtr);
+    RMAPI_NEED(CallReplyInteger);
+    RMAPI_NEED(CallReplyDouble);
+    RMAPI_NEED(CallReplyBool);
+    RMAPI_NEED(FreeCallReply);
+    RMAPI_NEED(Replicate);
+    RMAPI_NEED(ReplicateVerbatim);
+    RMAPI_NEED(CreateDataType);
+    RMAPI_NEED(ModuleTypeSetValue);
+    RMAPI_NEED(ModuleTypeReplaceValue);
+    RMAPI_NEED(ModuleTypeGetType);
+    RMAPI_NEED(ModuleTypeGetValue);
+    RMAPI_NEED(SetModuleOptions);
+    RMAPI_NEED(SaveUnsigned);
+    RMAPI_NEED(LoadUnsigned);
+    RMAPI_NEED(SaveSigned);
+    RMAPI_NEED(LoadSigned);
+    RMAPI_NEED(SaveStringBuffer);
+    RMAPI_NEED(LoadStringBuffer);
+    RMAPI_NEED(SaveString);
+    RMAPI_NEED(LoadString);
+    RMAPI_NEED(SaveDouble);
+    RMAPI_NEED(LoadDouble);
+    RMAPI_NEED(IsIOError);
+    RMAPI_NEED(EmitAOF);
+    RMAPI_NEED(GetKeyNameFromIO);
+    RMAPI_NEED(GetDbIdFromIO);
+    RMAPI_NEED(DigestAddStringBuffer);
+    RMAPI_NEED(DigestAddLongLong);
+    RMAPI_NEED(DigestEndSequence);
+    RMAPI_NEED(BlockClientOnKeys);
+    RMAPI_NEED(UnblockClient);
+    RMAPI_NEED(AbortBlock);
+    RMAPI_NEED(SignalKeyAsReady);
+    RMAPI_NEED(GetBlockedClientReadyKey);
+    RMAPI_NEED(IsBlockedReplyRequest);
+    RMAPI_NEED(IsBlockedTimeoutRequest);
+    RMAPI_NEED(GetBlockedClientPrivateData);
+    RMAPI_NEED(RegisterCommandFilter);
+    RMAPI_NEED(UnregisterCommandFilter);
+    RMAPI_NEED(CommandFilterArgsCount);
+    RMAPI_NEED(CommandFilterArgGet);
+    RMAPI_NEED(CommandFilterArgInsert);
+    RMAPI_NEED(CommandFilterArgReplace);
+    RMAPI_NEED(CommandFilterArgDelete);
+    RMAPI_NEED(RegisterBoolConfig);
+    RMAPI_NEED(RegisterNumericConfig);
+    RMAPI_NEED(LoadConfigs);
+    RMAPI_NEED(SubscribeToServerEvent);
+    RMAPI_NEED(GetServerInfo);
+    RMAPI_NEED(FreeServerInfo);
+    RMAPI_NEED(ServerInfoGetFieldUnsigned);
+    RMAPI_NEED(Log);
+    RMAPI_NEED(LogIOError);
+#undef RMAPI_NEED
+    // Optional (newer servers only).
+    detail::fetch(getapi, "RedisModule_ReplyWithErrorFormat", ReplyWithErrorFormat);
+    detail::fetch(getapi, "RedisModule_Microseconds", Microseconds);
+
+    if (missing) *missing = first_missing;
+    if (first_missing != nullptr) return ERR;
+    if (IsModuleNameBusy(module_name)) return ERR;
+    SetModuleAttribs(ctx, module_name, module_version, apiver);
+    return OK;
+}
+
+}  // namespace rmapi
+
+#undef RMAPI_PRINTF_LIKE
+
+#endif  // ZSET_MODULE_REDIS_MODULE_API_HPP

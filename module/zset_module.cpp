@@ -1,0 +1,61 @@
+// zset module — RedisModule_OnLoad: registers the data type, the ZSET.* commands, ZSET.IMPORT /
+// ZSET.EXPORT and the module's configs. Load it with
+//     redis-server --loadmodule /path/to/zset.so [--zset.dropin yes]
+// See docs/module.md.
+// SPDX-License-Identifier: MIT
+
+#include "module_commands.hpp"
+#include "module_config.hpp"
+#include "module_migrate.hpp"
+#include "module_state.hpp"
+#include "module_type.hpp"
+#include "redis_module_api.hpp"
+#include <zset/version.hpp>
+
+namespace {
+
+/// ZSET.IMPORT / ZSET.EXPORT: one key, written in place.
+bool register_migration(rmapi::Ctx* ctx) {
+    struct command {
+        const char* name;
+        rmapi::CmdFunc fn;
+    };
+    const command commands[] = {{"zset.import", zset::module::import_command},
+                                {"zset.export", zset::module::export_command}};
+    for (const command& c : commands) {
+        if (rmapi::CreateCommand(ctx, c.name, c.fn, "write deny-oom", 1, 1, 1) != rmapi::OK)
+            return false;
+        rmapi::KeySpec specs[2]{};
+        specs[0].flags = rmapi::KEY_RW | rmapi::KEY_UPDATE;
+        specs[0].begin_search_type = rmapi::BS_INDEX;
+        specs[0].bs.index.pos = 1;
+        specs[0].find_keys_type = rmapi::FK_RANGE;
+        specs[0].fk.range = {0, 1, 0};
+        rmapi::CommandInfo info{};
+        info.version = &rmapi::kCommandInfoV1;
+        info.arity = 2;
+        info.key_specs = specs;
+        if (rmapi::SetCommandInfo(rmapi::GetCommand(ctx, c.name), &info) != rmapi::OK) return false;
+    }
+    return true;
+}
+
+}  // namespace
+
+extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(rmapi::Ctx* ctx,
+                                                                         rmapi::String**, int) {
+    const char* missing = nullptr;
+    if (rmapi::Init(ctx, "zset", zset::version::number, rmapi::APIVER_1, &missing) != rmapi::OK) {
+        if (missing != nullptr && rmapi::Log != nullptr)
+            rmapi::Log(ctx, rmapi::LOG_WARNING, "zset: this server lacks RedisModule_%s", missing);
+        return rmapi::ERR;
+    }
+    // A short read of a damaged payload is reported to rdb_load instead of ending the server.
+    rmapi::SetModuleOptions(ctx, rmapi::OPTIONS_HANDLE_IO_ERRORS |
+                                     rmapi::OPTION_NO_IMPLICIT_SIGNAL_MODIFIED);
+    zset::module::state().type = zset::module::register_type(ctx);
+    if (zset::module::state().type == nullptr) return rmapi::ERR;
+    if (!zset::module::register_commands(ctx) || !register_migration(ctx)) return rmapi::ERR;
+    if (!zset::module::configure(ctx)) return rmapi::ERR;
+    return rmapi::OK;
+}
