@@ -7,7 +7,7 @@ ZSET_APT_PACKAGES=(
     g++ clang cmake ninja-build make
     catch2 libbenchmark-dev libabsl-dev libboost-dev
     redis-server redis-tools libhiredis-dev
-    gdb valgrind python3 pkg-config
+    gdb valgrind python3 python3-redis pkg-config
     clang-tidy cppcheck clang-format libclang-rt-14-dev
     # the port leg: cross compilers (static C/C++ runtimes come with them), wine64 and qemu-user
     g++-mingw-w64-x86-64-posix wine64 g++-i686-linux-gnu g++-powerpc64-linux-gnu
