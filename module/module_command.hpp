@@ -61,7 +61,7 @@ public:
     module_command(const module_command&) = delete;
     module_command& operator=(const module_command&) = delete;
     ~module_command() {
-        for (const opened& k : keys_) rmapi::CloseKey(k.key);
+        close_keys();
         for (rmapi::String* s : made_) rmapi::FreeString(ctx_, s);
     }
 
@@ -131,8 +131,24 @@ public:
         block_->timeout_ms = timeout_ms;
     }
 
+    // ---- for the module's own commands (module_generic.hpp) ----------------------------------
+
+    /// Whether the key exists (whatever its type).
+    bool key_exists(std::string_view key) {
+        return rmapi::KeyType(open(key)) != rmapi::KEYTYPE_EMPTY;
+    }
+    /// Sets a key's time to live (relative, in milliseconds).
+    void set_expire(std::string_view key, long long ttl_ms) { rmapi::SetExpire(open(key), ttl_ms); }
+    /// Runs the command as Redis's own (the row's name, the same arguments) and replies its
+    /// reply unchanged, in the caller's protocol. `propagate`: the native command is what
+    /// replicas and the AOF receive. The keys this context opened are closed first, so Redis's
+    /// command sees them as they are.
+    void forward(bool propagate);
+
     // ---- for the module's entry points ------------------------------------------------------
 
+    /// Whether the command was handed to Redis's own implementation (forward()).
+    bool forwarded() const noexcept { return forwarded_; }
     /// The keys the command changed, in order (a key changed twice is listed twice).
     const std::vector<std::string_view>& changed_keys() const noexcept { return changed_; }
     /// Set when the handler asked to block.
@@ -172,6 +188,10 @@ private:
     }
     /// The keyspace event Redis sends for this command's change.
     std::string_view event_name() const noexcept;
+    void close_keys() {
+        for (const opened& k : keys_) rmapi::CloseKey(k.key);
+        keys_.clear();
+    }
     void notify(std::string_view key, std::string_view event) {
         const std::string text(event);
         rmapi::NotifyKeyspaceEvent(ctx_,
@@ -197,6 +217,7 @@ private:
     std::vector<rmapi::String*> made_;
     std::vector<std::string_view> changed_;
     std::optional<block_request> block_;
+    bool forwarded_ = false;
     std::deque<value> native_zsets_;
     std::deque<zset::redis::set_value::members_type> native_sets_;
 };
@@ -217,6 +238,17 @@ inline std::string_view module_command::event_name() const noexcept {
         return "zpopmin";
     }
     return n;
+}
+
+inline void module_command::forward(bool propagate) {
+    close_keys();
+    const std::string name(row_->name);
+    rmapi::CallReply* r =
+        rmapi::Call(ctx_, name.c_str(), propagate ? "!0Ev" : "0Ev", raw_ + 1, argc - 1);
+    if (r == nullptr) return out.error("ERR " + name + " could not be run");
+    rmapi::ReplyWithCallReply(ctx_, r);
+    rmapi::FreeCallReply(r);
+    forwarded_ = true;
 }
 
 inline std::optional<module_command::setop_input>

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "module_command.hpp"
+#include "module_generic.hpp"
 #include "module_sink.hpp"
 #include "module_state.hpp"
 #include "redis_module_api.hpp"
@@ -32,9 +33,20 @@
 
 namespace zset::module {
 
-/// The sorted-set rows, with handlers instantiated for the module's context.
-inline constexpr const auto& zset_rows = zset::redis::detail::zset_command_table<module_command>;
-inline constexpr std::size_t zset_row_count = std::size(zset_rows);
+/// The generic commands the module serves for its keys (module_generic.hpp).
+inline constexpr module_spec generic_rows[] = {
+    {"type", 2, "readonly fast", 1, 1, 1, "@keyspace @read @fast", generic::type},
+    {"object", -2, "readonly", 2, 2, 1, "@keyspace @read @slow", generic::object},
+    {"dump", 2, "readonly", 1, 1, 1, "@keyspace @read @slow", generic::dump},
+    {"restore", -4, "write denyoom", 1, 1, 1, "@keyspace @write @slow @dangerous",
+     generic::restore},
+};
+
+/// Every ZSET.<name> command: the Redis layer's sorted-set rows, with their handlers
+/// instantiated for the module's context, then the generic ones.
+inline constexpr auto zset_rows = zset::redis::detail::concat_rows(
+    zset::redis::detail::zset_command_table<module_command>, generic_rows);
+inline constexpr std::size_t zset_row_count = zset_rows.size();
 
 /// The rows as the module registers them ("zset.zadd"): errors name the command so, but in
 /// drop-in mode, where they name it as Redis does ("zadd").
@@ -109,7 +121,7 @@ inline bool execute(const module_spec& row, rmapi::Ctx* ctx, rmapi::String** arg
     const std::vector<std::string_view> args = views_of(argv, argc);
     module_sink sink = make_sink(ctx);
     module_command c(ctx, argv, args.data(), args.size(), &row,
-                     &shown_row(static_cast<std::size_t>(&row - zset_rows)), sink, ready);
+                     &shown_row(static_cast<std::size_t>(&row - zset_rows.data())), sink, ready);
     run_handler(row, c, sink);
     if (c.block()) {
         if (ready == nullptr) {

@@ -5,6 +5,7 @@
 // RDB encoding, version 1 (the type's encver; a later format bumps it and keeps loading this
 // one):
 //     unsigned  n                      the number of elements
+//     unsigned  encoding               0: skiplist mode, 1: listpack mode
 //     n times:  string  member         in (score, member) order
 //               double  score          binary (RedisModule_SaveDouble)
 //     unsigned  n                      again: a payload cut short, or read past its end (RESTORE
@@ -15,8 +16,10 @@
 // damaged payload (RESTORE, a damaged RDB file, a MIGRATE in flight) makes rdb_load return null,
 // which Redis turns into an error (the module sets REDISMODULE_OPTIONS_HANDLE_IO_ERRORS so that
 // a short read is reported to it instead of ending the server). Nothing half-built is stored.
-// The set is built in the smallest encoding that fits the thresholds in force, as Redis builds
-// its own sorted sets on load.
+// The set is built as Redis loads its own sorted sets (zset::redis::detail::load_options): a set
+// saved in listpack mode stays in listpack mode unless it has more elements than
+// zset-max-listpack-entries allows; one saved in skiplist mode becomes a listpack when it fits
+// both thresholds.
 //
 // AOF rewrite emits ZSET.ZADD commands of up to 64 pairs (Redis's own batch for sorted sets),
 // scores in %.17g text, which parses back to the same double.
@@ -35,6 +38,7 @@
 #include "module_value.hpp"
 #include "redis_module_api.hpp"
 #include <zset/redis/numbers.hpp>
+#include <zset/redis/value_codec.hpp>
 
 namespace zset::module {
 
@@ -48,6 +52,7 @@ namespace type_callbacks {
 inline void rdb_save(rmapi::IO* io, void* v) {
     const value& s = *static_cast<const value*>(v);
     rmapi::SaveUnsigned(io, s.size());
+    rmapi::SaveUnsigned(io, s.encoding() == zset::encoding::listpack ? 1 : 0);
     for (const auto& e : s) {
         rmapi::SaveStringBuffer(io, e.member.data(), e.member.size());
         rmapi::SaveDouble(io, e.score);
@@ -88,14 +93,19 @@ inline void* rdb_load(rmapi::IO* io, int encver) {
         return nullptr;
     }
     const std::uint64_t n = rmapi::LoadUnsigned(io);
-    if (rmapi::IsIOError(io)) return nullptr;
+    const std::uint64_t packed = rmapi::LoadUnsigned(io);
+    if (rmapi::IsIOError(io) || packed > 1) return nullptr;
     std::vector<std::pair<std::string, double>> elements;
     if (!read_elements(io, n, elements) || rmapi::LoadUnsigned(io) != n || rmapi::IsIOError(io)) {
         rmapi::LogIOError(io, rmapi::LOG_WARNING, "zset: a %s payload is truncated or out of order",
                           type_name);
         return nullptr;
     }
-    return new_value(value::from_sorted(elements.begin(), elements.end(), state().thresholds));
+    const zset::options& thresholds = state().thresholds;
+    value* v = new_value(value::from_sorted(elements.begin(), elements.end(),
+                                            zset::redis::detail::load_options(thresholds, packed)));
+    v->set_options(thresholds);
+    return v;
 }
 
 inline void aof_rewrite(rmapi::IO* aof, rmapi::String* key, void* v) {

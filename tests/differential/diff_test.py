@@ -37,6 +37,17 @@ Comparison rules (Debian's redis-server is 7.0.15):
   * every few thousand commands the whole dataset of databases 0-3 is compared (types,
     encodings, contents, TTL presence).
 
+With --module PATH the server under test is a second redis-server with the Redis module
+(zset.so) loaded instead of zset-server, and every sorted-set command goes to it as ZSET.<name>,
+as do TYPE, OBJECT, DUMP and RESTORE, which the module serves for its keys (ModuleConn below);
+with --module PATH --dropin the module runs in drop-in mode and receives the native names
+unchanged. The comparison rules stay, but for these, which the two servers cannot share:
+  * an error naming the command names the one sent ('zset.zadd' for ZADD): compared with the
+    prefix dropped;
+  * SCAN's TYPE filter sees module keys as their module type (Redis asks no module): TYPE zset
+    is sent as TYPE zsetmod--;
+  * CONFIG GET * lists the module's own configs, and the two servers' own directories.
+
 Exit status: 0 when there is no mismatch, 1 otherwise, 77 when redis-server is not installed
 (ctest SKIP_RETURN_CODE), 2 on a setup failure.
 """
@@ -142,12 +153,65 @@ class Conn:
             pass
 
 
+# Every sorted-set command: the module serves them as ZSET.<name>, and, for its keys, these
+# generic ones too.
+MODULE_COMMANDS = {
+    b"ZADD", b"ZINCRBY", b"ZREM", b"ZREMRANGEBYRANK", b"ZREMRANGEBYSCORE", b"ZREMRANGEBYLEX",
+    b"ZPOPMIN", b"ZPOPMAX", b"ZMPOP", b"BZPOPMIN", b"BZPOPMAX", b"BZMPOP", b"ZSCORE", b"ZMSCORE",
+    b"ZCARD", b"ZCOUNT", b"ZLEXCOUNT", b"ZRANK", b"ZREVRANK", b"ZRANGE", b"ZRANGEBYSCORE",
+    b"ZREVRANGEBYSCORE", b"ZRANGEBYLEX", b"ZREVRANGEBYLEX", b"ZREVRANGE", b"ZRANGESTORE",
+    b"ZRANDMEMBER", b"ZSCAN", b"ZUNION", b"ZINTER", b"ZDIFF", b"ZUNIONSTORE", b"ZINTERSTORE",
+    b"ZDIFFSTORE", b"ZINTERCARD", b"TYPE", b"OBJECT", b"DUMP", b"RESTORE"}
+MODULE_TYPE = b"zsetmod--"
+
+
+class ModuleConn(Conn):
+    """A connection to redis-server with the module, used as if it were a native server: in
+    prefix mode sorted-set commands (and TYPE, OBJECT, DUMP, RESTORE) go out as ZSET.<name>,
+    and errors naming a command lose the prefix; SCAN's TYPE zset becomes the module type."""
+
+    def __init__(self, port, dropin):
+        super().__init__(port)
+        self.dropin = dropin
+
+    def outgoing(self, argv):
+        if not argv:
+            return argv
+        name = argv[0].upper()
+        # OBJECT only as OBJECT ENCODING key: its other forms do not depend on the type
+        if name == b"OBJECT" and (len(argv) != 3 or argv[1].lower() != b"encoding"):
+            return argv
+        if not self.dropin and name in MODULE_COMMANDS:
+            argv = [b"ZSET." + argv[0]] + argv[1:]
+        if name == b"SCAN":
+            argv = [MODULE_TYPE if i > 0 and argv[i - 1].upper() == b"TYPE" and a.lower() == b"zset"
+                    else a for i, a in enumerate(argv)]
+        return argv
+
+    def send(self, argv):
+        self.sock.sendall(encode(self.outgoing(argv)))
+
+    def read(self):
+        return unprefixed(read_reply(self.f))
+
+
+def unprefixed(rep):
+    """A reply with "'zset." in error texts read as "'" (an error names the command sent)."""
+    if rep[0] == "error":
+        return ("error", rep[1].replace(b"'zset.", b"'"))
+    if rep[0] == "array":
+        return ("array", [unprefixed(x) for x in rep[1]])
+    return rep
+
+
 class Pair:
     """One connection to each server, in the same protocol."""
 
+    zconn = Conn  # how the server under test is reached (ModuleConn in module mode)
+
     def __init__(self, rport, zport, resp3):
         self.r = Conn(rport)
-        self.z = Conn(zport)
+        self.z = Pair.zconn(zport)
         self.resp3 = resp3
         if resp3:
             self.r.call([b"HELLO", b"3"])
@@ -205,6 +269,25 @@ def start_redis(binary, workdir):
         proc.kill()
         proc.wait()
     raise RuntimeError("could not start redis-server")
+
+
+def start_module(redis_binary, module, dropin, workdir):
+    """redis-server with the module loaded, in its own directory."""
+    moddir = os.path.join(workdir, "module")
+    os.makedirs(moddir, exist_ok=True)
+    extra = ["--zset.dropin", "yes"] if dropin else []
+    for _ in range(5):
+        port = free_port()
+        proc = subprocess.Popen(
+            [redis_binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+             "no", "--dir", moddir, "--daemonize", "no", "--logfile", os.path.join(moddir, "redis.log"),
+             "--enable-debug-command", "yes", "--loadmodule", os.path.abspath(module)] + extra,
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        if wait_ping(port, proc):
+            return proc, port
+        proc.kill()
+        proc.wait()
+    raise RuntimeError("could not start redis-server with %s" % module)
 
 
 def start_zset(binary):
@@ -415,7 +498,7 @@ class Differ:
             if self.trace:
                 for past in self.history:
                     print("    before: %s" % short(past, 200))
-                rs, zs = Conn(self.rport), Conn(self.zport)
+                rs, zs = Conn(self.rport), Pair.zconn(self.zport)
                 kr = {k[1] for k in rs.call([b"KEYS", b"*"])[1]}
                 kz = {k[1] for k in zs.call([b"KEYS", b"*"])[1]}
                 print("    keys only in redis: %s, only in zset: %s" % (sorted(kr - kz), sorted(kz - kr)))
@@ -433,7 +516,7 @@ class Differ:
                 rs.close()
                 zs.close()
         if self.debug:
-            zside = Conn(self.zport)
+            zside = Pair.zconn(self.zport)
             for k in set(argv[1:]) & set(ZKEYS + LEXKEYS + DSTKEYS + SKEYS + MISSING):
                 for name, conn in (("redis", self.side.r), ("zset", zside)):
                     print("  %s %r: %s %s" % (name, k, short(conn.call([b"OBJECT", b"ENCODING", k])),
@@ -467,7 +550,7 @@ class Differ:
 
     def check_keys(self, argv):
         """Debug mode: after each command, every key it names must agree in content and encoding."""
-        zside = Conn(self.zport)
+        zside = Pair.zconn(self.zport)
         for k in set(argv[1:]) & set(ZKEYS + LEXKEYS + DSTKEYS + SKEYS + MISSING):
             for q in ([b"OBJECT", b"ENCODING", k], [b"ZRANGE", k, b"0", b"-1", b"WITHSCORES"]):
                 a, b = self.side.r.call(q), zside.call(q)
@@ -1426,6 +1509,8 @@ class Differ:
             return {it[i][1]: it[i + 1][1] for i in range(0, len(it), 2)}
         dr, dz = as_dict(r), as_dict(z)
         ours = set(dz) - {b"save", b"bind", b"port", b"maxclients", b"hz"}
+        if Pair.zconn is not Conn:  # two redis-servers: their own directories, the module's configs
+            ours = {k for k in ours if not k.startswith(b"zset.")} - {b"dir", b"logfile"}
         diff = {k: (dr.get(k), dz[k]) for k in ours if dr.get(k) != dz[k]}
         if diff:
             self.mismatch([b"CONFIG", b"GET", b"*"], diff, sorted(dz), "CONFIG GET *")
@@ -1493,7 +1578,9 @@ class Differ:
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--zset-server", required=True)
+    ap.add_argument("--zset-server", help="zset-server, the server under test")
+    ap.add_argument("--module", help="test redis-server with this zset.so instead of zset-server")
+    ap.add_argument("--dropin", action="store_true", help="with --module: in drop-in mode")
     ap.add_argument("--redis-server", default=shutil.which("redis-server"))
     ap.add_argument("--commands", type=int, default=int(os.environ.get("ZSET_DIFF_COMMANDS", "30000")))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("ZSET_DIFF_SEED", "20240611")))
@@ -1505,8 +1592,9 @@ def main():
     if not args.redis_server or not os.path.exists(args.redis_server):
         print("differential: SKIPPED (redis-server not installed)")
         return SKIP
-    if not os.path.exists(args.zset_server):
-        print("differential: zset-server not found at %s" % args.zset_server)
+    under_test = args.module or args.zset_server
+    if not under_test or not os.path.exists(under_test):
+        print("differential: %s not found" % (under_test or "--zset-server or --module"))
         return 2
 
     workdir = tempfile.mkdtemp(prefix="zset-diff-")
@@ -1515,15 +1603,22 @@ def main():
         try:
             rproc, rport = start_redis(args.redis_server, workdir)
             procs.append(rproc)
-            zproc, zport = start_zset(args.zset_server)
+            if args.module:
+                zproc, zport = start_module(args.redis_server, args.module, args.dropin, workdir)
+                Pair.zconn = lambda port: ModuleConn(port, args.dropin)
+            else:
+                zproc, zport = start_zset(args.zset_server)
             procs.append(zproc)
         except (RuntimeError, OSError) as e:
             print("differential: setup failed: %s" % e)
             return 2
         version = Conn(rport).call([b"INFO", b"server"])
         vline = [l for l in version[1].split(b"\r\n") if l.startswith(b"redis_version:")] if version[0] == "bulk" else []
-        print("differential: redis-server %s on port %d, zset-server on port %d, seed %d" %
-              (vline[0].split(b":")[1].decode() if vline else "?", rport, zport, args.seed))
+        what = ("redis-server with %s%s" % (os.path.basename(args.module),
+                                            " (drop-in)" if args.dropin else "")
+                if args.module else "zset-server")
+        print("differential: redis-server %s on port %d, %s on port %d, seed %d" %
+              (vline[0].split(b":")[1].decode() if vline else "?", rport, what, zport, args.seed))
         d = Differ(rport, zport, args.seed, args.verbose, args.debug, args.trace)
         try:
             elapsed = d.run(args.commands)
@@ -1541,7 +1636,7 @@ def main():
               "differences, %d clock re-reads, %.1fs" % (d.sent, d.mismatches, d.tolerated,
                                                          d.clock_rereads, elapsed))
         if zproc.poll() is not None:
-            print("differential: zset-server exited with status %s" % zproc.returncode)
+            print("differential: the server under test exited with status %s" % zproc.returncode)
             return 1
         return 0 if d.mismatches == 0 else 1
     finally:

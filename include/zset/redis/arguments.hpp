@@ -1,7 +1,7 @@
 // zset::redis — argument parsing shared by the command handlers: cursors, timeouts, SCAN-family
-// options, ZADD's options and the ZRANGE family's forms. Each parser checks in Redis's order, so
-// the same error wins, and replies the error itself (returning false) so a handler just returns.
-// SPDX-License-Identifier: MIT
+// and RESTORE options, ZADD's options and the ZRANGE family's forms. Each parser checks in Redis's
+// order, so the same error wins, and replies the error itself (returning false) so a handler just
+// returns. SPDX-License-Identifier: MIT
 //
 // The parsers are templates over the command context (command.hpp: the keyspace's, or the Redis
 // module's): they read arguments and write errors through it.
@@ -121,6 +121,38 @@ bool parse_scan_options(Ctx& c, std::size_t first, bool allow_type, scan_options
             o.use_pattern = !(o.pattern.size() == 1 && o.pattern[0] == '*');
         } else if (allow_type && c.is(i, "type") && has_value) {
             o.type = c[i + 1];
+        } else {
+            return c.out.error(errors::syntax), false;
+        }
+    }
+    return true;
+}
+
+/// RESTORE's options after the payload.
+struct restore_options {
+    bool replace = false;
+    bool absttl = false;
+};
+
+/// RESTORE's options after the payload (Redis 7.0's restoreCommand loop).
+template <class Ctx>
+bool parse_restore_options(Ctx& c, restore_options& o) {
+    bool idletime = false, freq = false;
+    for (std::size_t j = 4; j < c.argc; ++j) {
+        const bool more = c.argc - j - 1 >= 1;
+        long long v = 0;
+        if (c.is(j, "replace")) {
+            o.replace = true;
+        } else if (c.is(j, "absttl")) {
+            o.absttl = true;
+        } else if (c.is(j, "idletime") && more && !freq) {
+            if (!integer_arg(c, ++j, v)) return false;
+            if (v < 0) return c.out.error(errors::invalid_idletime), false;
+            idletime = true;
+        } else if (c.is(j, "freq") && more && !idletime) {
+            if (!integer_arg(c, ++j, v)) return false;
+            if (v < 0 || v > 255) return c.out.error(errors::invalid_freq), false;
+            freq = true;
         } else {
             return c.out.error(errors::syntax), false;
         }

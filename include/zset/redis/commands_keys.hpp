@@ -95,40 +95,6 @@ inline void dump(command& c) {
     c.out.bulk(detail::dump_value(e->value));
 }
 
-namespace detail {
-
-/// RESTORE's options after the payload.
-struct restore_options {
-    bool replace = false;
-    bool absttl = false;
-};
-
-inline bool parse_restore_options(command& c, restore_options& o) {
-    bool idletime = false, freq = false;
-    for (std::size_t j = 4; j < c.argc; ++j) {
-        const bool more = c.argc - j - 1 >= 1;
-        long long v = 0;
-        if (c.is(j, "replace")) {
-            o.replace = true;
-        } else if (c.is(j, "absttl")) {
-            o.absttl = true;
-        } else if (c.is(j, "idletime") && more && !freq) {
-            if (!integer_arg(c, ++j, v)) return false;
-            if (v < 0) return c.out.error(errors::invalid_idletime), false;
-            idletime = true;
-        } else if (c.is(j, "freq") && more && !idletime) {
-            if (!integer_arg(c, ++j, v)) return false;
-            if (v < 0 || v > 255) return c.out.error(errors::invalid_freq), false;
-            freq = true;
-        } else {
-            return c.out.error(errors::syntax), false;
-        }
-    }
-    return true;
-}
-
-}  // namespace detail
-
 /// RESTORE key ttl payload [REPLACE] [ABSTTL] [IDLETIME s] [FREQ f].
 inline void restore(command& c) {
     detail::restore_options o;

@@ -30,16 +30,22 @@ namespace zset::redis::detail {
 
 namespace codec = zset::detail::rdb;
 
+/// The DUMP payload of a sorted set in its current encoding (ZSET_LISTPACK or ZSET_2) and the
+/// given RDB version. A template for the set type: the Redis module dumps its own.
+template <class Set>
+std::string dump_zset(const Set& z, std::uint16_t rdb_version = codec::rdb_version_redis_7_0) {
+    zset::rdb::dump_options opt;
+    opt.rdb_version = rdb_version;
+    opt.force_type = z.encoding() == zset::encoding::listpack
+                         ? zset::rdb::payload_type::zset_listpack
+                         : zset::rdb::payload_type::zset_2;
+    return zset::dump(z, opt);
+}
+
 /// The DUMP payload of a value, in its current encoding (RDB version 10, as Redis 7.0).
 inline std::string dump_value(const value& v) {
     constexpr std::uint16_t version = codec::rdb_version_redis_7_0;
-    if (const auto* z = std::get_if<zset_value>(&v)) {
-        zset::rdb::dump_options opt;
-        opt.force_type = z->encoding() == zset::encoding::listpack
-                             ? zset::rdb::payload_type::zset_listpack
-                             : zset::rdb::payload_type::zset_2;
-        return zset::dump(*z, opt);
-    }
+    if (const auto* z = std::get_if<zset_value>(&v)) return dump_zset(*z, version);
     if (const auto* s = std::get_if<set_value>(&v)) {
         if (s->object_encoding() == set_value::encoding::hashtable)
             return codec::dump_set_object(s->members(), version);
@@ -52,15 +58,25 @@ inline std::string dump_value(const value& v) {
     return codec::dump_string_object(std::get<std::string>(v), version);
 }
 
-/// The sorted set a payload's elements load as (see the file comment).
-inline zset_value load_zset(codec::object_payload& obj, const keyspace_options& o) {
+/// The options a loaded sorted set is built with (see the file comment): one that was packed
+/// (listpack, ziplist) stays packed unless it has too many elements; member lengths count only
+/// for one that was not.
+inline zset::options load_options(const zset::options& thresholds, bool packed) noexcept {
+    zset::options build = thresholds;
+    if (packed) build.max_listpack_value = std::numeric_limits<std::size_t>::max();
+    return build;
+}
+
+/// The sorted set a payload's elements load as, with the thresholds in force. A template for
+/// the set type: the Redis module loads payloads into its own.
+template <class Set = zset_value>
+Set load_zset(codec::object_payload& obj, const zset::options& thresholds) {
     const auto type = static_cast<zset::rdb::payload_type>(obj.rdb_type);
     const bool packed = type == zset::rdb::payload_type::zset_listpack ||
                         type == zset::rdb::payload_type::zset_ziplist;
-    zset::options build = zset_options_of(o);
-    if (packed) build.max_listpack_value = std::numeric_limits<std::size_t>::max();
-    zset_value z = zset_value::from_sorted(obj.elements.begin(), obj.elements.end(), build);
-    z.set_options(zset_options_of(o));
+    Set z = Set::from_sorted(obj.elements.begin(), obj.elements.end(),
+                             load_options(thresholds, packed));
+    z.set_options(thresholds);
     return z;
 }
 
@@ -86,7 +102,7 @@ inline std::optional<value> restore_value(std::string_view payload, const keyspa
     case codec::object_payload::kind::set:
         return value(load_set(obj, o));
     default:
-        return value(load_zset(obj, o));
+        return value(load_zset(obj, zset_options_of(o)));
     }
 }
 
