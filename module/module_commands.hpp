@@ -267,7 +267,7 @@ inline bool register_commands(rmapi::Ctx* ctx) {
     for (std::size_t i = 0; i < zset_row_count; ++i) {
         const module_spec& row = zset_rows[i];
         const std::string name = "zset." + std::string(row.name);
-        const bool several_keys = row.first_key == 0 || row.last_key != row.first_key;
+        const bool several_keys = numkeys_index(row.name) != 0 || row.last_key != row.first_key;
         const std::string flags = module_flags(row.flags) + (several_keys ? " getkeys-api" : "");
         if (rmapi::CreateCommand(ctx, name.c_str(), command_entries[i], flags.c_str(),
                                  row.first_key, row.last_key, row.step) != rmapi::OK)
