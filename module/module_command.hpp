@@ -39,6 +39,11 @@ namespace zset::module {
 class module_command;
 using module_spec = zset::redis::basic_command_spec<module_command>;
 
+/// Thrown by find_zset in drop-in mode when a command meets one of Redis's own sorted sets:
+/// the command is then run as Redis's own (module_command::forward), before it changed or
+/// replied anything.
+struct native_key {};
+
 /// What a blocking command asked for when nothing could be popped.
 struct block_request {
     std::vector<rmapi::String*> keys;
@@ -82,6 +87,9 @@ public:
 
     // ---- the sorted-set context (include/zset/redis/command.hpp) ----------------------------
 
+    /// A module key; in drop-in mode, one of Redis's own sorted sets is read as a copy by
+    /// ZRANGESTORE (its result becomes a module key) and handed to Redis's command by any other
+    /// command (native_key).
     zset::redis::typed_value<value> find_zset(std::string_view key) {
         zset::redis::typed_value<value> r;
         rmapi::Key* k = open(key);
@@ -90,6 +98,10 @@ public:
         r.present = true;
         if (type == rmapi::KEYTYPE_MODULE && rmapi::ModuleTypeGetType(k) == state().type)
             r.value = static_cast<value*>(rmapi::ModuleTypeGetValue(k));
+        if (type == rmapi::KEYTYPE_ZSET && state().dropin) {
+            if (row_->name != "zrangestore") throw native_key{};
+            r.value = native_zset(k);
+        }
         r.wrongtype = r.value == nullptr;
         return r;
     }
@@ -144,6 +156,8 @@ public:
     /// replicas and the AOF receive. The keys this context opened are closed first, so Redis's
     /// command sees them as they are.
     void forward(bool propagate);
+    /// forward() as the command's row says: a write is propagated as Redis's command.
+    void forward() { forward(writes_); }
 
     // ---- for the module's entry points ------------------------------------------------------
 
@@ -203,8 +217,8 @@ private:
         notify(key, event);
         changed_.push_back(key);
     }
-    /// A native sorted set read as a set-operation input (ZUNION over Redis's own keys).
-    const value* native_zset(rmapi::Key* k);
+    /// A copy of a native sorted set, read as an input (ZUNION over Redis's own keys).
+    value* native_zset(rmapi::Key* k);
     /// A native set's members (each weighing 1).
     const zset::redis::set_value::members_type* native_set(std::string_view key);
 
@@ -269,7 +283,7 @@ module_command::setop_input_of(std::string_view key) {
     }
 }
 
-inline const value* module_command::native_zset(rmapi::Key* k) {
+inline value* module_command::native_zset(rmapi::Key* k) {
     std::vector<std::pair<std::string, double>> elements;
     const double inf = std::numeric_limits<double>::infinity();
     if (rmapi::ZsetFirstInScoreRange(k, -inf, inf, 0, 0) == rmapi::OK) {

@@ -82,6 +82,8 @@ inline std::vector<std::string_view> views_of(rmapi::String** argv, int argc) {
 inline void run_handler(const module_spec& row, module_command& c, module_sink& sink) {
     try {
         row.handler(c);
+    } catch (const native_key&) {
+        c.forward();
     } catch (const std::bad_alloc&) {
         if (!sink.replied()) sink.error("ERR out of memory");
     } catch (const std::exception& e) {
@@ -145,12 +147,25 @@ inline const module_spec* row_named(std::string_view module_name) noexcept {
     return nullptr;
 }
 
+/// Whether a key that became ready holds a sorted set a blocked pop can take from: a module
+/// key, or (in drop-in mode) one of Redis's own. Any other type leaves the client waiting, as
+/// Redis leaves its own blocked pops (a key written and replaced in one transaction).
+inline bool poppable(rmapi::Ctx* ctx, rmapi::String* key) {
+    rmapi::Key* k = rmapi::OpenKey(ctx, key, rmapi::OPEN_READ);
+    const int type = rmapi::KeyType(k);
+    const bool ok =
+        (type == rmapi::KEYTYPE_MODULE && rmapi::ModuleTypeGetType(k) == state().type) ||
+        (type == rmapi::KEYTYPE_ZSET && state().dropin);
+    rmapi::CloseKey(k);
+    return ok;
+}
+
 /// A blocked client's key received data: its command runs again, served from that key.
 inline int blocked_reply(rmapi::Ctx* ctx, rmapi::String** argv, int argc) {
     const module_spec* row = row_named(module_command::view_of(argv[0]));
-    if (row == nullptr) return rmapi::ERR;
-    return execute(*row, ctx, argv, argc, rmapi::GetBlockedClientReadyKey(ctx)) ? rmapi::OK
-                                                                                : rmapi::ERR;
+    rmapi::String* ready = rmapi::GetBlockedClientReadyKey(ctx);
+    if (row == nullptr || !poppable(ctx, ready)) return rmapi::ERR;
+    return execute(*row, ctx, argv, argc, ready) ? rmapi::OK : rmapi::ERR;
 }
 
 /// A blocked client's timeout passed: the null reply Redis gives.

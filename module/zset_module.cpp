@@ -4,6 +4,7 @@
 // See docs/module.md.
 // SPDX-License-Identifier: MIT
 
+#include "dropin.hpp"
 #include "module_commands.hpp"
 #include "module_config.hpp"
 #include "module_migrate.hpp"
@@ -56,6 +57,6 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(rmapi::
     zset::module::state().type = zset::module::register_type(ctx);
     if (zset::module::state().type == nullptr) return rmapi::ERR;
     if (!zset::module::register_commands(ctx) || !register_migration(ctx)) return rmapi::ERR;
-    if (!zset::module::configure(ctx)) return rmapi::ERR;
+    if (!zset::module::configure(ctx) || !zset::module::register_dropin(ctx)) return rmapi::ERR;
     return rmapi::OK;
 }

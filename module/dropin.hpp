@@ -1,0 +1,90 @@
+// zset module — drop-in mode (zset.dropin yes): applications keep their commands, and their
+// sorted sets become module keys.
+// SPDX-License-Identifier: MIT
+//
+// One route for every command: a command filter (RedisModule_RegisterCommandFilter, NOSELF)
+// runs before each command — from clients, inside MULTI, from Lua's redis.call, and in the
+// stream a replica receives — and renames the sorted-set commands (the Z* family and the BZ*
+// pops) to their ZSET.<name>, and the generic commands whose answer depends on the type (TYPE,
+// OBJECT ENCODING, DUMP, RESTORE) to the module's forms of them (module_generic.hpp). The
+// module's own RedisModule_Call()s are not filtered (NOSELF): that is how a command meeting one
+// of Redis's own sorted sets (written before the switch, or by GEOADD) hands it to Redis's
+// implementation (module_command.hpp, find_zset).
+//
+// A command whose argument count Redis would refuse is left as it is, so Redis's own error
+// names it as the client wrote it. What is propagated to replicas and the AOF is the renamed
+// command: a replica or an AOF replay without the module fails on the first one (unknown
+// command), never silently.
+#ifndef ZSET_MODULE_DROPIN_HPP
+#define ZSET_MODULE_DROPIN_HPP
+
+#include <array>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include "module_commands.hpp"
+#include "module_state.hpp"
+#include "redis_module_api.hpp"
+#include <zset/detail/redis_text.hpp>
+
+namespace zset::module {
+
+/// The module's name of every row ("zset.zadd"), made once and shared by every rename (the
+/// filter hands Redis a reference it may drop).
+inline std::array<rmapi::String*, zset_row_count>& module_names() {
+    static std::array<rmapi::String*, zset_row_count> names{};
+    return names;
+}
+
+/// Whether argc arguments fit a row's arity (n exact, -n at least n).
+inline bool arity_fits(int arity, int argc) noexcept {
+    return arity >= 0 ? argc == arity : argc >= -arity;
+}
+
+/// The row a native command name is served by in drop-in mode, or null.
+inline const module_spec* dropin_row(std::string_view name, rmapi::CommandFilterCtx* f) {
+    // every candidate starts with one of these letters: most commands leave here
+    if (name.size() < 3 || name.size() > 16) return nullptr;
+    const char first = zset::detail::ascii_lower(name[0]);
+    if (first != 'z' && first != 'b' && first != 't' && first != 'o' && first != 'd' &&
+        first != 'r')
+        return nullptr;
+    for (const module_spec& row : zset_rows) {
+        if (!zset::detail::ascii_iequals(name, row.name)) continue;
+        if (row.name == "object") {  // only OBJECT ENCODING key depends on the type
+            if (rmapi::CommandFilterArgsCount(f) != 3) return nullptr;
+            std::size_t len = 0;
+            const char* sub = rmapi::StringPtrLen(rmapi::CommandFilterArgGet(f, 1), &len);
+            if (!zset::detail::ascii_iequals(std::string_view(sub, len), "encoding"))
+                return nullptr;
+        }
+        return &row;
+    }
+    return nullptr;
+}
+
+/// The command filter.
+inline void dropin_filter(rmapi::CommandFilterCtx* f) {
+    if (!state().dropin) return;
+    std::size_t len = 0;
+    const char* p = rmapi::StringPtrLen(rmapi::CommandFilterArgGet(f, 0), &len);
+    const module_spec* row = dropin_row(std::string_view(p, len), f);
+    if (row == nullptr || !arity_fits(row->arity, rmapi::CommandFilterArgsCount(f))) return;
+    rmapi::String* name = module_names()[static_cast<std::size_t>(row - zset_rows.data())];
+    rmapi::RetainString(nullptr, name);
+    rmapi::CommandFilterArgReplace(f, 0, name);
+}
+
+/// Makes the shared names and registers the filter (in RedisModule_OnLoad).
+inline bool register_dropin(rmapi::Ctx* ctx) {
+    for (std::size_t i = 0; i < zset_row_count; ++i) {
+        const std::string name = "zset." + std::string(zset_rows[i].name);
+        module_names()[i] = rmapi::CreateString(nullptr, name.data(), name.size());
+    }
+    return rmapi::RegisterCommandFilter(ctx, dropin_filter, rmapi::CMDFILTER_NOSELF) != nullptr;
+}
+
+}  // namespace zset::module
+
+#endif  // ZSET_MODULE_DROPIN_HPP
