@@ -66,7 +66,6 @@ inline const module_spec* dropin_row(std::string_view name, rmapi::CommandFilter
 
 /// The command filter.
 inline void dropin_filter(rmapi::CommandFilterCtx* f) {
-    if (!state().dropin) return;
     std::size_t len = 0;
     const char* p = rmapi::StringPtrLen(rmapi::CommandFilterArgGet(f, 0), &len);
     const module_spec* row = dropin_row(std::string_view(p, len), f);
@@ -76,13 +75,27 @@ inline void dropin_filter(rmapi::CommandFilterCtx* f) {
     rmapi::CommandFilterArgReplace(f, 0, name);
 }
 
-/// Makes the shared names and registers the filter (in RedisModule_OnLoad).
+/// The filter is registered only while drop-in mode is on: off, Redis runs no filter at all.
+inline int apply_dropin(rmapi::Ctx* ctx, void*, rmapi::String**) {
+    static rmapi::CommandFilter* filter = nullptr;
+    if (state().dropin && filter == nullptr) {
+        filter = rmapi::RegisterCommandFilter(ctx, dropin_filter, rmapi::CMDFILTER_NOSELF);
+        if (filter == nullptr) return rmapi::ERR;
+    } else if (!state().dropin && filter != nullptr) {
+        rmapi::UnregisterCommandFilter(ctx, filter);
+        filter = nullptr;
+    }
+    return rmapi::OK;
+}
+
+/// Makes the shared names and, when drop-in mode is on at load, registers the filter (in
+/// RedisModule_OnLoad, after the configs are read).
 inline bool register_dropin(rmapi::Ctx* ctx) {
     for (std::size_t i = 0; i < zset_row_count; ++i) {
         const std::string name = "zset." + std::string(zset_rows[i].name);
         module_names()[i] = rmapi::CreateString(nullptr, name.data(), name.size());
     }
-    return rmapi::RegisterCommandFilter(ctx, dropin_filter, rmapi::CMDFILTER_NOSELF) != nullptr;
+    return apply_dropin(ctx, nullptr, nullptr) == rmapi::OK;
 }
 
 }  // namespace zset::module

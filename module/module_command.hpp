@@ -18,6 +18,7 @@
 #include <cstddef>
 #include <deque>
 #include <limits>
+#include <memory_resource>
 #include <optional>
 #include <random>
 #include <string>
@@ -55,14 +56,27 @@ public:
     using zset_type = value;
     using setop_input = zset::set_input<value, zset::redis::set_value::members_type>;
 
-    /// `args` are views of `raw`'s strings; `row` is the command's row of the Redis layer's table
-    /// and `shown` the same row named as errors name the command ("zset.zrank", or "zrank" in
-    /// drop-in mode); `ready_key` is the key a blocked client is served from (null otherwise).
-    module_command(rmapi::Ctx* ctx, rmapi::String** raw, const std::string_view* args,
-                   std::size_t n, const module_spec* row, const module_spec* shown,
-                   zset::redis::reply_sink& sink, rmapi::String* ready_key)
-        : argv(args), argc(n), spec(shown), out(sink), ctx_(ctx), raw_(raw), row_(row),
-          writes_(row->flags.find("write") != std::string_view::npos), ready_(ready_key) {}
+    /// Where the command is and what it is: `args` are views of `raw`'s strings; `row` is the
+    /// command's row of the Redis layer's table and `shown` the same row named as errors name
+    /// the command ("zset.zrank", or "zrank" in drop-in mode); `writes`: the row is a write
+    /// command; `ready_key`: the key a blocked client is served from (null otherwise).
+    struct call {
+        rmapi::Ctx* ctx;
+        rmapi::String** raw;
+        const std::string_view* args;
+        std::size_t argc;
+        const module_spec* row;
+        const module_spec* shown;
+        bool writes;
+        rmapi::String* ready_key;
+    };
+
+    /// `scratch` holds the context's bookkeeping (open keys, changed keys): a command's
+    /// usually fit in the caller's stack buffer, without a heap allocation.
+    module_command(const call& k, zset::redis::reply_sink& sink, std::pmr::memory_resource* scratch)
+        : argv(k.args), argc(k.argc), spec(k.shown), out(sink), ctx_(k.ctx), raw_(k.raw),
+          row_(k.row), writes_(k.writes), ready_(k.ready_key), keys_(scratch), made_(scratch),
+          changed_(scratch) {}
     module_command(const module_command&) = delete;
     module_command& operator=(const module_command&) = delete;
     ~module_command() {
@@ -164,7 +178,7 @@ public:
     /// Whether the command was handed to Redis's own implementation (forward()).
     bool forwarded() const noexcept { return forwarded_; }
     /// The keys the command changed, in order (a key changed twice is listed twice).
-    const std::vector<std::string_view>& changed_keys() const noexcept { return changed_; }
+    const std::pmr::vector<std::string_view>& changed_keys() const noexcept { return changed_; }
     /// Set when the handler asked to block.
     const std::optional<block_request>& block() const noexcept { return block_; }
     /// The module string of a key argument (one of the command's own where it is one).
@@ -227,9 +241,9 @@ private:
     const module_spec* row_;
     bool writes_;
     rmapi::String* ready_;
-    std::vector<opened> keys_;
-    std::vector<rmapi::String*> made_;
-    std::vector<std::string_view> changed_;
+    std::pmr::vector<opened> keys_;
+    std::pmr::vector<rmapi::String*> made_;
+    std::pmr::vector<std::string_view> changed_;
     std::optional<block_request> block_;
     bool forwarded_ = false;
     std::deque<value> native_zsets_;

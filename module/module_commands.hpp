@@ -18,6 +18,7 @@
 #include <array>
 #include <cstddef>
 #include <exception>
+#include <memory_resource>
 #include <new>
 #include <string>
 #include <string_view>
@@ -71,12 +72,23 @@ inline module_sink make_sink(rmapi::Ctx* ctx) {
                        state().doubles);
 }
 
-/// The arguments as views (valid while the command runs).
-inline std::vector<std::string_view> views_of(rmapi::String** argv, int argc) {
-    std::vector<std::string_view> v(static_cast<std::size_t>(argc));
-    for (std::size_t i = 0; i < v.size(); ++i) v[i] = module_command::view_of(argv[i]);
-    return v;
+/// Whether a row's COMMAND INFO flags have `word`.
+constexpr bool has_flag(std::string_view flags, std::string_view word) noexcept {
+    for (std::size_t at = 0; at < flags.size();) {
+        std::size_t end = flags.find(' ', at);
+        if (end == std::string_view::npos) end = flags.size();
+        if (flags.substr(at, end - at) == word) return true;
+        at = end + 1;
+    }
+    return false;
 }
+
+/// Which rows write, computed once (a command asks for every call).
+template <std::size_t... I>
+constexpr std::array<bool, sizeof...(I)> writing_rows(std::index_sequence<I...>) {
+    return {has_flag(zset_rows[I].flags, "write")...};
+}
+inline constexpr auto row_writes = writing_rows(std::make_index_sequence<zset_row_count>());
 
 /// Runs a handler, turning an exception into the reply it owes (zset::error's text is Redis's).
 inline void run_handler(const module_spec& row, module_command& c, module_sink& sink) {
@@ -108,7 +120,7 @@ inline void replicate_pop(rmapi::Ctx* ctx, const module_spec& row, module_comman
 /// Propagates what the command changed: its effect for blocking pops, else itself.
 inline void propagate(rmapi::Ctx* ctx, const module_spec& row, module_command& c) {
     if (c.changed_keys().empty()) return;
-    if (row.flags.find("blocking") != std::string_view::npos)
+    if (has_flag(row.flags, "blocking"))
         return replicate_pop(ctx, row, c, c.changed_keys().front());
     rmapi::ReplicateVerbatim(ctx);
 }
@@ -120,10 +132,15 @@ int blocked_timeout(rmapi::Ctx* ctx, rmapi::String** argv, int argc);
 /// false when the command must (go on) waiting.
 inline bool execute(const module_spec& row, rmapi::Ctx* ctx, rmapi::String** argv, int argc,
                     rmapi::String* ready) {
-    const std::vector<std::string_view> args = views_of(argv, argc);
+    alignas(std::max_align_t) std::byte buffer[2048];
+    std::pmr::monotonic_buffer_resource scratch(buffer, sizeof buffer);
+    std::pmr::vector<std::string_view> args(static_cast<std::size_t>(argc), &scratch);
+    for (std::size_t i = 0; i < args.size(); ++i) args[i] = module_command::view_of(argv[i]);
     module_sink sink = make_sink(ctx);
-    module_command c(ctx, argv, args.data(), args.size(), &row,
-                     &shown_row(static_cast<std::size_t>(&row - zset_rows.data())), sink, ready);
+    const auto index = static_cast<std::size_t>(&row - zset_rows.data());
+    module_command c(
+        {ctx, argv, args.data(), args.size(), &row, &shown_row(index), row_writes[index], ready},
+        sink, &scratch);
     run_handler(row, c, sink);
     if (c.block()) {
         if (ready == nullptr) {
@@ -227,11 +244,7 @@ inline std::string module_flags(std::string_view flags) {
         {"fast", "fast"},   {"noscript", "deny-script"}, {"blocking", "blocking"}};
     std::string out;
     for (const auto& [native, module] : words) {
-        // whole words only ("write" is not in "readonly", but keep the check exact)
-        const std::size_t at = flags.find(native);
-        if (at == std::string_view::npos) continue;
-        const std::size_t end = at + native.size();
-        if ((at > 0 && flags[at - 1] != ' ') || (end < flags.size() && flags[end] != ' ')) continue;
+        if (!has_flag(flags, native)) continue;
         out += out.empty() ? "" : " ";
         out += module;
     }
@@ -241,7 +254,7 @@ inline std::string module_flags(std::string_view flags) {
 /// The key specs of a row (at most two, then the zeroed terminator).
 inline std::array<rmapi::KeySpec, 3> key_specs(const module_spec& row) {
     std::array<rmapi::KeySpec, 3> specs{};
-    const bool writes = row.flags.find("write") != std::string_view::npos;
+    const bool writes = has_flag(row.flags, "write");
     const std::uint64_t source = writes ? rmapi::KEY_RW | rmapi::KEY_ACCESS | rmapi::KEY_DELETE
                                         : rmapi::KEY_RO | rmapi::KEY_ACCESS;
     const std::uint64_t destination = rmapi::KEY_OW | rmapi::KEY_UPDATE;

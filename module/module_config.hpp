@@ -57,10 +57,11 @@ inline int set_dropin(const char*, int on, void*, rmapi::String**) {
 }
 
 /// Registers the module's configs and takes their values from the command line / config file;
-/// subscribes to CONFIG SET. \returns false when Redis refused.
-inline bool configure(rmapi::Ctx* ctx) {
+/// subscribes to CONFIG SET. `on_dropin` runs after zset.dropin changes. \returns false when
+/// Redis refused.
+inline bool configure(rmapi::Ctx* ctx, rmapi::ConfigApplyFunc on_dropin) {
     if (rmapi::RegisterBoolConfig(ctx, "dropin", 0, rmapi::CONFIG_DEFAULT, get_dropin, set_dropin,
-                                  nullptr, nullptr) != rmapi::OK)
+                                  on_dropin, nullptr) != rmapi::OK)
         return false;
     if (rmapi::LoadConfigs(ctx) != rmapi::OK) return false;
     read_thresholds(ctx);

@@ -57,6 +57,8 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(rmapi::
     zset::module::state().type = zset::module::register_type(ctx);
     if (zset::module::state().type == nullptr) return rmapi::ERR;
     if (!zset::module::register_commands(ctx) || !register_migration(ctx)) return rmapi::ERR;
-    if (!zset::module::configure(ctx) || !zset::module::register_dropin(ctx)) return rmapi::ERR;
+    if (!zset::module::configure(ctx, zset::module::apply_dropin) ||
+        !zset::module::register_dropin(ctx))
+        return rmapi::ERR;
     return rmapi::OK;
 }
