@@ -261,7 +261,8 @@ leg_fuzz() {
 # ---- lint leg -------------------------------------------------------------------------------
 # clang-tidy (the checked-in .clang-tidy, every warning an error) and cppcheck (suppressions in
 # .cppcheck, each with its reason) over one generated translation unit that includes every
-# header under include/zset and instantiates the main templates, so template code is analysed;
+# header under include/zset and instantiates the main templates, so template code is analysed,
+# and clang-tidy over the Redis module (module/zset_module.cpp);
 # clang-format --dry-run over every tracked C++ file, so the style stays mechanical; and every
 # example in docs/ compiled warning-free and run (tools/check_doc_examples.py).
 leg_lint() {
@@ -325,6 +326,9 @@ LINT_TU
     local cppcheck_pid=$!
     echo "lint: clang-tidy"
     clang-tidy --quiet --warnings-as-errors='*' "$tu" -- -std=c++17 -I"$root/include" || rc=1
+    echo "lint: clang-tidy (the Redis module)"
+    clang-tidy --quiet --warnings-as-errors='*' "$root/module/zset_module.cpp" -- -std=c++17 \
+        -I"$root/include" || rc=1
     echo "lint: clang-format (every tracked C++ file against .clang-format)"
     if git -C "$root" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         git -C "$root" ls-files -z '*.hpp' '*.cpp' '*.h' |

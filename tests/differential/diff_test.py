@@ -271,6 +271,16 @@ def start_redis(binary, workdir):
     raise RuntimeError("could not start redis-server")
 
 
+def module_env():
+    """A module built with AddressSanitizer needs its runtime preloaded in the server
+    (ZSET_SERVER_PRELOAD, set by tests/module/CMakeLists.txt in sanitizer builds)."""
+    env = dict(os.environ)
+    if os.environ.get("ZSET_SERVER_PRELOAD"):
+        env["LD_PRELOAD"] = os.environ["ZSET_SERVER_PRELOAD"]
+        env["ASAN_OPTIONS"] = os.environ.get("ZSET_SERVER_ASAN_OPTIONS", "detect_leaks=0")
+    return env
+
+
 def start_module(redis_binary, module, dropin, workdir):
     """redis-server with the module loaded, in its own directory."""
     moddir = os.path.join(workdir, "module")
@@ -282,7 +292,7 @@ def start_module(redis_binary, module, dropin, workdir):
             [redis_binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
              "no", "--dir", moddir, "--daemonize", "no", "--logfile", os.path.join(moddir, "redis.log"),
              "--enable-debug-command", "yes", "--loadmodule", os.path.abspath(module)] + extra,
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=module_env())
         if wait_ping(port, proc):
             return proc, port
         proc.kill()

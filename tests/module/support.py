@@ -60,6 +60,17 @@ def free_port(cluster=False):
     raise RuntimeError("no free port")
 
 
+def server_env(module):
+    """The environment of a redis-server: a module built with AddressSanitizer needs its runtime
+    preloaded (ZSET_SERVER_PRELOAD, set by the tests' CMakeLists in sanitizer builds)."""
+    env = dict(os.environ)
+    preload = os.environ.get("ZSET_SERVER_PRELOAD")
+    if module and preload:
+        env["LD_PRELOAD"] = preload
+        env["ASAN_OPTIONS"] = os.environ.get("ZSET_SERVER_ASAN_OPTIONS", "detect_leaks=0")
+    return env
+
+
 class Server:
     """One redis-server with the module loaded (or not: module=None)."""
 
@@ -83,7 +94,7 @@ class Server:
 
     def start(self, timeout=15.0):
         self.proc = subprocess.Popen(self.command_line(), stdout=subprocess.DEVNULL,
-                                     stderr=subprocess.DEVNULL)
+                                     stderr=subprocess.DEVNULL, env=server_env(self.module))
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:

@@ -7,6 +7,7 @@ unchanged client code, and every result is compared:
   * a BullMQ-like delayed-job queue: jobs scheduled in a sorted set by due time, moved to a
     list by a Lua script (redis.call('ZRANGEBYSCORE' ...), ZREM, RPUSH) when due;
   * a leaderboard updated in MULTI / EXEC (redis-py's transactional pipeline);
+  * the keyspace events the commands send (notify-keyspace-events KEA);
 and the keys on the drop-in server are the module's type. Then:
   * a replica without the module cannot take the master's data (the full sync's RDB holds
     module values): its link stays down and its log names the module type;
@@ -108,6 +109,36 @@ def leaderboard(c):
     return results
 
 
+def keyspace_events(c):
+    """The keyspace events (notify-keyspace-events KEA) a few sorted-set commands send."""
+    c.config_set("notify-keyspace-events", "KEA")
+    p = c.pubsub()
+    p.psubscribe("__keyevent@0__:*", "sentinel")
+    for _ in range(2):
+        p.get_message(timeout=5)
+    c.zadd("ev", {"a": 1, "b": 2})
+    c.zadd("ev", {"a": 5}, incr=True)
+    c.zincrby("ev", 1, "b")
+    c.zrem("ev", "nobody")
+    c.zrem("ev", "a")
+    c.zunionstore("ev2", ["ev"])
+    c.zpopmin("ev")
+    c.zpopmax("ev2", 5)
+    c.publish("sentinel", "end")  # after every event, on the same connection's stream
+    events = []
+    deadline = time.time() + 20
+    while time.time() < deadline:
+        m = p.get_message(timeout=1)
+        if m is None or m["type"] != "pmessage":
+            continue
+        if m["channel"] == b"sentinel":
+            break
+        events.append((m["channel"], m["data"]))
+    p.close()
+    c.config_set("notify-keyspace-events", "")
+    return events
+
+
 def replica_without_module(checks, make, redis_server, module):
     master = make(redis_server, module, module_args=["--zset.dropin", "yes"]).start()
     master.client().zadd("lb", {"a": 1})
@@ -149,7 +180,8 @@ def main():
         dropin = make(args.redis_server, module, module_args=["--zset.dropin", "yes"]).start()
         n, d = native.client(), dropin.client()
         for name, scenario in (("redis-py's API", redis_py_calls), ("delayed jobs", delayed_jobs),
-                               ("a MULTI/EXEC leaderboard", leaderboard)):
+                               ("a MULTI/EXEC leaderboard", leaderboard),
+                               ("keyspace events", keyspace_events)):
             want, got = scenario(n), scenario(d)
             checks.equal(got, want, name)
         module_keys = sorted(d.scan(0, count=1000, _type="zsetmod--")[1])
