@@ -20,6 +20,7 @@
 
 #include <array>
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 
@@ -42,15 +43,26 @@ inline bool arity_fits(int arity, int argc) noexcept {
     return arity >= 0 ? argc == arity : argc >= -arity;
 }
 
+/// The rows by the length of their name: a name is compared only with rows of its length.
+struct rows_by_length {
+    static constexpr std::size_t longest = 16;
+    std::array<std::array<std::uint8_t, 8>, longest + 1> rows{};
+    std::array<std::uint8_t, longest + 1> count{};
+    constexpr rows_by_length() {
+        for (std::size_t i = 0; i < zset_row_count; ++i) {
+            const std::size_t n = zset_rows[i].name.size();
+            rows[n][count[n]++] = static_cast<std::uint8_t>(i);
+        }
+    }
+};
+inline constexpr rows_by_length rows_of_length{};
+
 /// The row a native command name is served by in drop-in mode, or null.
 inline const module_spec* dropin_row(std::string_view name, rmapi::CommandFilterCtx* f) {
-    // every candidate starts with one of these letters: most commands leave here
-    if (name.size() < 3 || name.size() > 16) return nullptr;
-    const char first = zset::detail::ascii_lower(name[0]);
-    if (first != 'z' && first != 'b' && first != 't' && first != 'o' && first != 'd' &&
-        first != 'r')
-        return nullptr;
-    for (const module_spec& row : zset_rows) {
+    if (name.size() > rows_by_length::longest) return nullptr;
+    const std::size_t n = name.size();
+    for (std::size_t j = 0; j < rows_of_length.count[n]; ++j) {
+        const module_spec& row = zset_rows[rows_of_length.rows[n][j]];
         if (!zset::detail::ascii_iequals(name, row.name)) continue;
         if (row.name == "object") {  // only OBJECT ENCODING key depends on the type
             if (rmapi::CommandFilterArgsCount(f) != 3) return nullptr;

@@ -16,8 +16,8 @@
 
 #include <cmath>
 #include <cstddef>
-#include <deque>
 #include <limits>
+#include <list>
 #include <memory_resource>
 #include <optional>
 #include <random>
@@ -76,7 +76,10 @@ public:
     module_command(const call& k, zset::redis::reply_sink& sink, std::pmr::memory_resource* scratch)
         : argv(k.args), argc(k.argc), spec(k.shown), out(sink), ctx_(k.ctx), raw_(k.raw),
           row_(k.row), writes_(k.writes), ready_(k.ready_key), keys_(scratch), made_(scratch),
-          changed_(scratch) {}
+          changed_(scratch) {
+        keys_.reserve(4);  // from the caller's buffer: most commands open one to three keys
+        changed_.reserve(4);
+    }
     module_command(const module_command&) = delete;
     module_command& operator=(const module_command&) = delete;
     ~module_command() {
@@ -246,8 +249,10 @@ private:
     std::pmr::vector<std::string_view> changed_;
     std::optional<block_request> block_;
     bool forwarded_ = false;
-    std::deque<value> native_zsets_;
-    std::deque<zset::redis::set_value::members_type> native_sets_;
+    // std::list: stable addresses, and nothing allocated until the first (std::deque allocates
+    // when it is made, on every command)
+    std::list<value> native_zsets_;
+    std::list<zset::redis::set_value::members_type> native_sets_;
 };
 
 inline std::string_view module_command::event_name() const noexcept {
