@@ -7,9 +7,12 @@
 //
 //   zset-server [--port N] [--bind ADDR] [--double-format shortest|17g]
 //               [--zset-max-listpack-entries N] [--zset-max-listpack-value N]
-//               [--databases N] [--requirepass PASSWORD] [--protected-mode yes|no]
-//               [--enable-debug-command yes|no|local] [--hz N]
+//               [--set-encodings 7.2|7.0] [--databases N] [--requirepass PASSWORD]
+//               [--protected-mode yes|no] [--enable-debug-command yes|no|local] [--hz N]
 //               [--maxclients N] [--max-output-mb N]
+//
+// --set-encodings 7.0 gives plain sets Redis 7.0's encodings (intset / hashtable, no listpack),
+// as the differential test against a Redis 7.0 server needs; the default is Redis 7.2's.
 //
 // --port 0 picks a free port. Once listening the server prints one line to stdout:
 //   zset-server listening on <bind>:<port>
@@ -398,7 +401,7 @@ int usage() {
         stderr,
         "usage: zset-server [--port N] [--bind ADDR] [--double-format shortest|17g]\n"
         "                   [--zset-max-listpack-entries N] [--zset-max-listpack-value N]\n"
-        "                   [--databases N] [--requirepass PASSWORD]\n"
+        "                   [--set-encodings 7.2|7.0] [--databases N] [--requirepass PASSWORD]\n"
         "                   [--protected-mode yes|no] [--enable-debug-command yes|no|local]\n"
         "                   [--hz N] [--maxclients N] [--max-output-mb N]\n");
     return 2;
@@ -417,6 +420,10 @@ bool apply_option(config& cfg, const std::string& a, const std::string& v) {
                true;
     if (a == "--zset-max-listpack-entries" && number) return o.zset_max_listpack_entries = n, true;
     if (a == "--zset-max-listpack-value" && number) return o.zset_max_listpack_value = n, true;
+    if (a == "--set-encodings" && (v == "7.2" || v == "7.0"))
+        return o.set_encodings = v == "7.0" ? zr::set_encoding_rules::redis_7_0
+                                            : zr::set_encoding_rules::redis_7_2,
+               true;
     if (a == "--databases" && number && n > 0) return o.databases = n, true;
     if (a == "--requirepass") return o.requirepass = v, true;
     if (a == "--protected-mode" && (v == "yes" || v == "no"))

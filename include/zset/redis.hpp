@@ -31,7 +31,8 @@
 //     redis/commands_zset_read.hpp    ZSCORE ZMSCORE ZCARD ZCOUNT ZLEXCOUNT ZRANK ZREVRANK
 //                                     ZRANGE* ZREVRANGE* ZRANGESTORE ZRANDMEMBER ZSCAN
 //     redis/commands_zset_setops.hpp  ZUNION ZINTER ZDIFF (+STORE) ZINTERCARD (via set_ops.hpp)
-//     redis/commands_set.hpp          SADD SREM SMEMBERS SCARD SISMEMBER
+//     redis/commands_set.hpp          SADD SREM SMEMBERS SCARD SISMEMBER (intset / listpack /
+//                                     hashtable encodings)
 //     redis/commands_keys.hpp         DEL UNLINK EXISTS TOUCH TYPE KEYS SCAN DUMP RESTORE
 //                                     OBJECT MEMORY SET GET
 //     redis/commands_expire.hpp       EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL EXPIRETIME

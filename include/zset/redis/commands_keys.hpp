@@ -160,8 +160,7 @@ inline void object_encoding(command& c) {
     if (const auto* z = std::get_if<zset_value>(&e->value))
         return c.out.bulk(z->encoding() == zset::encoding::listpack ? "listpack" : "skiplist");
     if (const auto* s = std::get_if<set_value>(&e->value))
-        return c.out.bulk(s->object_encoding() == set_value::encoding::intset ? "intset"
-                                                                              : "hashtable");
+        return c.out.bulk(encoding_name(s->object_encoding()));
     const std::string& str = std::get<std::string>(e->value);
     if (str.size() <= 20 && parse_integer(str)) return c.out.bulk("int");
     c.out.bulk(str.size() <= 44 ? "embstr" : "raw");

@@ -21,11 +21,15 @@
 #include "../common.hpp"
 #include "../detail/redis_text.hpp"
 #include "numbers.hpp"
+#include "values.hpp"
 
 namespace zset::redis {
 
 /// Who may run DEBUG (Redis's enable-debug-command).
 enum class debug_access { no, yes, local };
+
+/// The plain-set encoding rules of a Redis version (keyspace_options::set_encodings).
+enum class set_encoding_rules { redis_7_2, redis_7_0 };
 
 /// Settings of a keyspace (the Redis configuration it emulates). CONFIG SET changes the
 /// modifiable ones at run time; see config_parameters().
@@ -34,8 +38,15 @@ struct keyspace_options {
     std::size_t zset_max_listpack_entries = 128;
     /// zset-max-listpack-value: a set with a longer member is skiplist encoded (default 64).
     std::size_t zset_max_listpack_value = 64;
-    /// set-max-intset-entries: a plain set of integers with more members is a hash table.
+    /// set-max-intset-entries: a plain set of integers with more members is not an intset.
     std::size_t set_max_intset_entries = 512;
+    /// set-max-listpack-entries: a plain set with more members is a hash table (default 128).
+    std::size_t set_max_listpack_entries = 128;
+    /// set-max-listpack-value: a plain set with a longer member is a hash table (default 64).
+    std::size_t set_max_listpack_value = 64;
+    /// Which Redis's plain-set encodings to follow: 7.2's (intset, listpack, hashtable, the
+    /// default) or 7.0's (intset, hashtable; the set-max-listpack-* parameters are then ignored).
+    set_encoding_rules set_encodings = set_encoding_rules::redis_7_2;
     /// databases: how many numbered databases SELECT may choose from (fixed; default 16).
     std::size_t databases = 16;
     /// requirepass: the default user's password; empty = none (every client is authenticated).
@@ -79,6 +90,14 @@ inline zset::options zset_options_of(const keyspace_options& o) noexcept {
     return z;
 }
 
+/// The plain-set thresholds and rules in force.
+inline set_value::limits set_limits_of(const keyspace_options& o) noexcept {
+    if (o.set_encodings == set_encoding_rules::redis_7_0)
+        return set_value::limits::redis_7_0(o.set_max_intset_entries);
+    return set_value::limits{o.set_max_intset_entries, o.set_max_listpack_entries,
+                             o.set_max_listpack_value, true};
+}
+
 /// How a parameter's value is parsed and printed.
 enum class config_kind {
     integer,  ///< string2ll, 0..LLONG_MAX (Redis size_t configs)
@@ -100,7 +119,8 @@ struct config_parameter {
     unsigned long long max = LLONG_MAX;
 };
 
-/// Every parameter CONFIG GET and CONFIG SET know (aliases as their own rows, as Redis 7.0).
+/// Every parameter CONFIG GET and CONFIG SET know (aliases as their own rows, as Redis 7.0 and
+/// 7.2). Those of Redis 7.2 that change a sorted-set or set command's answer are all here.
 inline const config_parameter* config_parameters(std::size_t& count) noexcept {
     using o = keyspace_options;
     static const config_parameter table[] = {
@@ -109,6 +129,8 @@ inline const config_parameter* config_parameters(std::size_t& count) noexcept {
         {"zset-max-listpack-value", config_kind::memory, true, &o::zset_max_listpack_value},
         {"zset-max-ziplist-value", config_kind::memory, true, &o::zset_max_listpack_value},
         {"set-max-intset-entries", config_kind::integer, true, &o::set_max_intset_entries},
+        {"set-max-listpack-entries", config_kind::integer, true, &o::set_max_listpack_entries},
+        {"set-max-listpack-value", config_kind::integer, true, &o::set_max_listpack_value},
         {"databases", config_kind::integer, false, &o::databases, nullptr, nullptr, 1, INT_MAX},
         {"hz", config_kind::integer, true, &o::hz, nullptr, nullptr, 0, INT_MAX},
         {"maxclients", config_kind::integer, true, &o::maxclients, nullptr, nullptr, 1, UINT_MAX},
