@@ -39,7 +39,9 @@
 //                                     PEXPIRETIME PERSIST
 //     redis/commands_transactions.hpp MULTI EXEC DISCARD WATCH UNWATCH
 //     redis/commands_connection.hpp   PING ECHO SELECT HELLO AUTH CLIENT QUIT RESET
-//     redis/commands_server.hpp       DBSIZE FLUSHDB FLUSHALL SWAPDB INFO CONFIG COMMAND DEBUG
+//     redis/commands_server.hpp       DBSIZE FLUSHDB FLUSHALL SWAPDB CONFIG COMMAND DEBUG
+//     redis/commands_info.hpp         INFO (every section of Redis 7.2's)
+//     redis/commands_scripting.hpp    FUNCTION (a server without scripting engines)
 //     redis/command_table.hpp   every command's row: name, arity, flags, keys, handler
 //     redis/keyspace.hpp        zset::redis::keyspace: dispatch and the public API
 //

@@ -71,7 +71,8 @@ inline void scan(command& c) {
     std::vector<std::string> out;
     for (std::string& name : names) {
         if (o.use_pattern && !glob_match(o.pattern, name)) continue;
-        const database::entry* e = c.state.lookup(c.db(), name);  // expires lazily
+        // Expires lazily; only the type check counts as a read (Redis 7.0's scanGenericCommand).
+        const database::entry* e = c.state.lookup(c.db(), name, !o.type.empty());
         // As Redis 7.0: with TYPE the type is read first (an expired key reads as "none" and
         // is deleted), and a key of the asked type is listed even when that deleted it.
         if (!o.type.empty()) {

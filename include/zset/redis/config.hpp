@@ -31,6 +31,32 @@ enum class debug_access { no, yes, local };
 /// The plain-set encoding rules of a Redis version (keyspace_options::set_encodings).
 enum class set_encoding_rules { redis_7_2, redis_7_0 };
 
+/// CPU time and memory of the process hosting a keyspace, as its server measures them (the
+/// library itself uses standard C++ only): INFO's cpu section and used_memory_rss.
+struct process_usage {
+    long long cpu_sys_us = 0;           ///< system CPU time of the process
+    long long cpu_user_us = 0;          ///< user CPU time of the process
+    long long cpu_sys_children_us = 0;  ///< ... of its terminated, waited-for children
+    long long cpu_user_children_us = 0;
+    long long cpu_sys_main_thread_us = 0;  ///< ... of the thread that runs the commands
+    long long cpu_user_main_thread_us = 0;
+    unsigned long long rss_bytes = 0;  ///< resident set size
+};
+
+/// What INFO reports about the process hosting a keyspace, which only its server knows. Each
+/// field is optional: left empty or 0 it is reported as Redis reports what it does not have
+/// (an empty text, 0).
+struct host_info {
+    std::string os;                ///< server: os ("Linux 6.1.0-18-amd64 x86_64", from uname)
+    long long process_id = 0;      ///< server: process_id
+    std::string executable;        ///< server: executable (absolute path)
+    std::string config_file;       ///< server: config_file
+    std::string multiplexing_api;  ///< server: multiplexing_api ("epoll")
+    unsigned long long total_system_memory = 0;  ///< memory: total_system_memory (bytes)
+    /// Read each time INFO reports the cpu section or used_memory_rss; empty: all 0.
+    std::function<process_usage()> usage;
+};
+
 /// Settings of a keyspace (the Redis configuration it emulates). CONFIG SET changes the
 /// modifiable ones at run time; see config_parameters().
 struct keyspace_options {
@@ -77,6 +103,8 @@ struct keyspace_options {
     /// The clock, in Unix milliseconds (expiry, TTL, blocking timeouts); empty = the system
     /// clock. Tests install a fake one.
     std::function<long long()> clock;
+    /// The process hosting the keyspace, for INFO (a server fills it in).
+    host_info host;
 };
 
 namespace detail {
