@@ -10,7 +10,8 @@
 # --target zset_tests`): alphabetical batches of 7 against these groups; figures in
 # docs/reliability.md. Needs CMake 3.18 (UNITY_BUILD_MODE GROUP); older CMake gets plain batches.
 set(ZSET_TEST_REDIS_LAYER_FILES test_bad_input.cpp test_portability.cpp test_redis_behaviour.cpp
-                                test_redis_keyspace.cpp test_redis_protocol.cpp)
+                                test_redis_keyspace.cpp test_redis_protocol.cpp test_redis_server.cpp
+                                test_redis_sets.cpp)
 
 function(zset_test_unity_groups target batch)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${batch})
