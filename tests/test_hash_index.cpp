@@ -1,8 +1,8 @@
-// The member index on its own (detail/container/hash_index.hpp): where an erase leaves a tombstone and
-// where it empties a slot, and a random run of inserts and erases against a model, checking
-// the table's invariants (sorted runs, every entry at or after its home, the counts) after
-// every step. The container's tests reach the index only through members and their hashes;
-// here the tags, and so the homes, are chosen.
+// The member index on its own (detail/container/hash_index.hpp): where an erase leaves a tombstone
+// and where it empties a slot, and a random run of inserts and erases against a model, checking the
+// table's invariants (sorted runs, every entry at or after its home, the counts) after every step.
+// The container's tests reach the index only through members and their hashes; here the tags, and
+// so the homes, are chosen.
 #include <algorithm>
 #include <cstdint>
 #include <memory>

@@ -1,7 +1,6 @@
-// The rank tree on its own (detail/container/rank_tree.hpp): random links, unlinks and count changes of
-// blocks against a model list, checking every block's start rank, nth() and offset() and the
-// tree's invariants;
-// enough blocks for three levels of 32-entry nodes, then all removed again.
+// The rank tree on its own (detail/container/rank_tree.hpp): random links, unlinks and count
+// changes of blocks against a model list, checking every block's start rank, nth() and offset() and
+// the tree's invariants; enough blocks for three levels of 32-entry nodes, then all removed again.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

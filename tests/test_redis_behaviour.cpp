@@ -240,6 +240,20 @@ TEST_CASE("expiry: setting, reading and removing a time to live", "[redis][expir
     CHECK(srv.run(c, {"EXPIRETIME", "k"}) == integer(-1));
 }
 
+TEST_CASE("expiry: a deadline at the end of time reads back rounded as Redis rounds it",
+          "[redis][expire]") {
+    // (t + 500) / 1000 must not overflow at t = LLONG_MAX: Redis 7.0.15 answers the rounded
+    // quotient, 9223372036854776.
+    server srv;
+    auto& c = srv.client();
+    srv.run(c, {"ZADD", "k", "1", "a"});
+    CHECK(srv.run(c, {"PEXPIREAT", "k", "9223372036854775807"}) == integer(1));
+    CHECK(srv.run(c, {"EXPIRETIME", "k"}) == integer(9223372036854776LL));
+    CHECK(srv.run(c, {"PEXPIRETIME", "k"}) == integer(9223372036854775807LL));
+    CHECK(srv.run(c, {"PEXPIREAT", "k", "9223372036854775000"}) == integer(1));
+    CHECK(srv.run(c, {"EXPIRETIME", "k"}) == integer(9223372036854775LL));
+}
+
 TEST_CASE("expiry: NX, XX, GT and LT", "[redis][expire]") {
     server srv;
     auto& c = srv.client();

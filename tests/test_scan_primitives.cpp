@@ -1,5 +1,6 @@
-// The 16-bit scanning primitives of include/zset/detail/container/scan.hpp against plain loops: every
-// length around the 8-, 16-, 64- and 128-value step boundaries, matches anywhere, early stops.
+// The 16-bit scanning primitives of include/zset/detail/container/scan.hpp against plain loops:
+// every length around the 8-, 16-, 64- and 128-value step boundaries, matches anywhere, early
+// stops.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>

@@ -92,7 +92,9 @@ inline void ttl_generic(command& c, time_unit unit, ttl_output output) {
     if (e->expire_at == database::no_expiry) return c.out.integer(-1);
     long long t = output == ttl_output::absolute ? e->expire_at : e->expire_at - c.state.now;
     if (t < 0) t = 0;
-    c.out.integer(unit == time_unit::milliseconds ? t : (t + 500) / 1000);
+    // Seconds round to nearest as Redis's (t + 500) / 1000, written so that t near LLONG_MAX
+    // (PEXPIREAT k 9223372036854775807) does not overflow.
+    c.out.integer(unit == time_unit::milliseconds ? t : t / 1000 + (t % 1000 + 500) / 1000);
 }
 
 }  // namespace detail

@@ -77,8 +77,8 @@ inline void append_error(std::string& out, std::string_view text) {
 }
 
 /// Appends an integer ":n\r\n". Redis addReplyLongLong. O(1). Strong guarantee.
-inline void append_integer(std::string& out, long long value) {
-    detail::append_prefixed_number(out, ':', value);
+inline void append_integer(std::string& out, long long v) {
+    detail::append_prefixed_number(out, ':', v);
 }
 
 /// Appends a binary-safe bulk string "$len\r\n<bytes>\r\n". Redis addReplyBulk.
@@ -102,11 +102,11 @@ inline void append_null_array(std::string& out, protocol proto) {
 }
 
 /// Appends a double: RESP3 ",text\r\n"; RESP2 a bulk string of the same text. The text is
-/// format_double(value, style): `shortest` for Redis >= 7.2, `percent17g` for Redis <= 7.0.
+/// format_double(v, style): `shortest` for Redis >= 7.2, `percent17g` for Redis <= 7.0.
 /// Redis addReplyDouble. O(1). Strong guarantee (may throw std::bad_alloc).
-inline void append_double(std::string& out, double value, protocol proto,
+inline void append_double(std::string& out, double v, protocol proto,
                           format_style style = format_style::shortest) {
-    const double_chars text = format_double_chars(value, style);
+    const double_chars text = format_double_chars(v, style);
     if (proto == protocol::resp3) {
         out += ',';
         out.append(text.data, text.size);
@@ -118,11 +118,11 @@ inline void append_double(std::string& out, double value, protocol proto,
 
 /// Appends a boolean: RESP3 "#t\r\n" / "#f\r\n"; RESP2 the integer 1 / 0 (Redis addReplyBool).
 /// O(1). Strong guarantee.
-inline void append_boolean(std::string& out, bool value, protocol proto) {
+inline void append_boolean(std::string& out, bool v, protocol proto) {
     if (proto == protocol::resp3) {
-        out += value ? "#t\r\n" : "#f\r\n";
+        out += v ? "#t\r\n" : "#f\r\n";
     } else {
-        out += value ? ":1\r\n" : ":0\r\n";
+        out += v ? ":1\r\n" : ":0\r\n";
     }
 }
 
@@ -209,17 +209,17 @@ public:
         return r;
     }
     /// Double, formatted at encoding time with the encoder's format_style. No-throw.
-    static reply dbl(double value) noexcept {
+    static reply dbl(double v) noexcept {
         reply r;
         r.kind_ = kind::dbl;
-        r.double_ = value;
+        r.double_ = v;
         return r;
     }
     /// Boolean. No-throw.
-    static reply boolean(bool value) noexcept {
+    static reply boolean(bool v) noexcept {
         reply r;
         r.kind_ = kind::boolean;
-        r.integer_ = value ? 1 : 0;
+        r.integer_ = v ? 1 : 0;
         return r;
     }
     /// Array of `elements` (moved in). No-throw.

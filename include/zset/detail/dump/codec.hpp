@@ -44,8 +44,8 @@
 #include <utility>
 #include <vector>
 
-#include "lzf.hpp"
 #include "format.hpp"
+#include "lzf.hpp"
 #include "packed.hpp"
 
 namespace zset {

@@ -27,8 +27,8 @@
 #include <vector>
 
 #include "../../common.hpp"
-#include "crc64.hpp"
 #include "../redis_text.hpp"
+#include "crc64.hpp"
 
 namespace zset {
 namespace detail {
