@@ -1,10 +1,9 @@
-// listpack <-> skiplist conversion rules (Redis's zset-max-listpack-entries / -value).
-#include <array>
+// Encoding, memory, bulk building (docs/sorted_set/maintenance.md): listpack <-> skiplist
+// conversion (Redis's zset-max-listpack-entries / -value), shrink_to_fit, memory_usage and the
+// size of a set object, -0 in either encoding (through add and from_sorted).
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,23 +33,6 @@ TEST_CASE("converts when a member is longer than the value limit", "[encoding]")
     s.add(std::string(65, 'y'), 2);
     REQUIRE(s.encoding() == encoding::skiplist);
     REQUIRE(s.size() == 2);
-}
-
-TEST_CASE("thresholds are runtime options, including 0", "[encoding]") {
-    zset::sorted_set<> never(zset::options{0, 64});
-    never.add("a", 1);
-    REQUIRE(never.encoding() == encoding::skiplist);
-    zset::sorted_set<> one(zset::options{1, 64});
-    one.add("a", 1);
-    REQUIRE(one.encoding() == encoding::listpack);
-    one.add("b", 1);
-    REQUIRE(one.encoding() == encoding::skiplist);
-    zset::sorted_set<> short_values(zset::options{128, 0});
-    short_values.add("", 1);  // an empty member is not longer than 0
-    REQUIRE(short_values.encoding() == encoding::listpack);
-    short_values.add("x", 1);
-    REQUIRE(short_values.encoding() == encoding::skiplist);
-    REQUIRE(short_values.get_options().max_listpack_value == 0);
 }
 
 TEST_CASE("shrink_to_fit converts back when the set fits again", "[encoding]") {
@@ -94,95 +76,6 @@ TEST_CASE("shrink_to_fit leaves no room in its blocks and never grows the set", 
     }
 }
 
-// A listpack block finds members through a bucket table up to 128 positions and through a
-// fingerprint beside each position beyond (larger thresholds): a block that grows past 128
-// must give every member its whole fingerprint again (the table kept 12 of its 16 bits).
-TEST_CASE("listpack blocks past 128 positions still find every member", "[encoding]") {
-    for (const bool erase_some : {false, true}) {
-        zset::sorted_set<> s(zset::options{300, 64});
-        for (int i = 0; i < 280; ++i) {
-            s.add("m" + std::to_string(i), i % 7);
-            if (erase_some && i % 3 == 0) s.erase("m" + std::to_string(i / 2));
-        }
-        REQUIRE(s.encoding() == zset::encoding::listpack);
-        REQUIRE(s.validate());
-        for (int i = 0; i < 280; ++i) {
-            const std::string m = "m" + std::to_string(i);
-            // m(j) was erased when i = 2j or 2j + 1 was a multiple of 3
-            const bool erased =
-                erase_some && ((2 * i) % 3 == 0 || (2 * i + 1) % 3 == 0) && 2 * i < 280;
-            REQUIRE(s.contains(m) == !erased);
-            if (!erased) REQUIRE(*s.score(m) == i % 7);
-        }
-        REQUIRE_FALSE(s.contains("m280"));
-    }
-}
-
-namespace {
-/// A string hash that counts its calls.
-struct counting_hash {
-    static inline int calls = 0;
-    std::uint64_t operator()(std::string_view m) const noexcept {
-        ++calls;
-        return zset::hash<std::string>{}(m);
-    }
-};
-}  // namespace
-
-TEST_CASE("listpack mode fingerprints members of at most 16 bytes without the Hash", "[encoding]") {
-    zset::sorted_set<std::string, double, counting_hash> s(zset::options{64, 64});
-    counting_hash::calls = 0;
-    for (int i = 0; i < 60; ++i) s.add("member:" + std::to_string(i), i);
-    REQUIRE(*s.score("member:7") == 7);
-    REQUIRE_FALSE(s.score("member:70"));
-    REQUIRE(s.rank("member:9") == 9u);
-    REQUIRE(s.increment("member:8", 100) == 108);
-    REQUIRE(s.erase("member:3"));
-    REQUIRE(s.validate());
-    REQUIRE(counting_hash::calls == 0);
-    // longer members are fingerprinted through the Hash; skiplist mode hashes every member
-    s.add("a member longer than sixteen bytes", 1);
-    REQUIRE(counting_hash::calls > 0);
-    REQUIRE(*s.score("a member longer than sixteen bytes") == 1);
-    for (int i = 60; i < 70; ++i) s.add("member:" + std::to_string(i), i);
-    REQUIRE(s.encoding() == encoding::skiplist);
-    REQUIRE(s.validate());
-    for (int i = 60; i < 70; ++i) REQUIRE(*s.score("member:" + std::to_string(i)) == i);
-}
-
-namespace {
-/// A member of 1,100 bytes: a listpack block of 120 needs its lookup more than 128 KiB past its
-/// start, beyond what the block header records, and keeps per-position fingerprints instead.
-struct wide_member {
-    std::array<char, 1100> bytes{};
-    wide_member() = default;
-    explicit wide_member(int i) { std::snprintf(bytes.data(), bytes.size(), "w%d", i); }
-    friend bool operator==(const wide_member& a, const wide_member& b) {
-        return a.bytes == b.bytes;
-    }
-    friend bool operator<(const wide_member& a, const wide_member& b) { return a.bytes < b.bytes; }
-};
-struct wide_hash {
-    std::uint64_t operator()(const wide_member& m) const noexcept {
-        return zset::hash<std::string>{}(std::string_view(m.bytes.data()));
-    }
-};
-}  // namespace
-
-TEST_CASE("listpack blocks of very wide members find every member", "[encoding]") {
-    zset::sorted_set<wide_member, double, wide_hash> s(zset::options{128, 2048});
-    for (int i = 0; i < 120; ++i) {
-        s.add(wide_member(i), i);
-        if (i % 10 == 9) REQUIRE(s.validate());
-    }
-    REQUIRE(s.encoding() == encoding::listpack);
-    for (int i = 0; i < 120; ++i) REQUIRE(*s.score(wide_member(i)) == i);
-    REQUIRE_FALSE(s.score(wide_member(120)));
-    REQUIRE(s.erase(wide_member(5)));
-    REQUIRE_FALSE(s.contains(wide_member(5)));
-    REQUIRE(s.validate());
-}
-
 TEST_CASE("listpack mode is compact", "[encoding]") {
     zset::sorted_set<> s;
     for (int i = 0; i < 100; ++i) s.add("member:" + std::to_string(i), i * 1.5);
@@ -195,30 +88,48 @@ TEST_CASE("listpack mode is compact", "[encoding]") {
     REQUIRE(per_element <= 24.0);
 }
 
-TEST_CASE("set operation results take the smallest encoding that fits", "[encoding]") {
-    zset::sorted_set<> big(zset::options{0, 64});
-    big.add("a", 1);
-    big.add("b", 2);
-    REQUIRE(big.encoding() == encoding::skiplist);
-    const std::vector<const zset::sorted_set<>*> in{&big};
-    const auto u = zset::set_union<zset::sorted_set<>>(in);
-    REQUIRE(u.encoding() == encoding::skiplist);  // threshold 0 never fits
-    zset::sorted_set<> normal{{"a", 1}, {"b", 2}};
-    zset::sorted_set<> copy(normal);
-    const std::vector<const zset::sorted_set<>*> in2{&normal};
-    REQUIRE(zset::set_union<zset::sorted_set<>>(in2).encoding() == encoding::listpack);
+TEST_CASE("memory_usage grows with the set and is compact", "[container]") {
+    zset::sorted_set<> s;
+    const auto empty = s.memory_usage();
+    REQUIRE(empty == sizeof(s));
+    for (int i = 0; i < 100000; ++i) s.add("member:" + std::to_string(i), i * 0.5);
+    const double per = static_cast<double>(s.memory_usage() - empty) / 100000.0;
+    CAPTURE(per);
+    REQUIRE(per > 20.0);  // at least the member, score and length
+    REQUIRE(per < 48.0);
 }
 
-TEST_CASE("set_options changes the thresholds for later adds only", "[encoding]") {
+namespace {
+/// The set's members in order: the thresholds, the state and block pointers, the modification
+/// counter of checked builds (the allocator and the function objects, empty, are bases).
+struct expected_set_layout {
+    std::uint32_t max_listpack_entries, max_listpack_value;
+    void* skiplist_state;
+    void* listpack_block;
+#if ZSET_DEBUG
+    std::uint64_t generation;
+#endif
+};
+}  // namespace
+
+TEST_CASE("a set object is three words; skiplist mode's state lives behind one of them",
+          "[container]") {
+    // a listpack-mode set pays nothing for skiplist mode: 100 members stay under 24 bytes each
+    STATIC_REQUIRE(sizeof(zset::sorted_set<>) == sizeof(expected_set_layout));
     zset::sorted_set<> s;
-    for (int i = 0; i < 10; ++i) s.add("m" + std::to_string(i), i);
-    s.set_options(zset::options{5, 64});
-    REQUIRE(s.encoding() == encoding::listpack);  // nothing converts on the change itself
-    s.add("m0", 100);                             // an update never converts
-    REQUIRE(s.encoding() == encoding::listpack);
-    s.add("new", 1);
-    REQUIRE(s.encoding() == encoding::skiplist);
-    REQUIRE(s.get_options().max_listpack_entries == 5);
+    for (int i = 0; i < 300; ++i) s.add("member:" + std::to_string(i), i * 0.5);
+    REQUIRE(s.encoding() == zset::encoding::skiplist);
+    // the state's allocation counts in memory_usage: more than the object and the blocks alone
+    REQUIRE(s.memory_usage() > sizeof(s) + 300 * 20);
+    zset::sorted_set<> moved = std::move(s);
+    REQUIRE(s.empty());  // NOLINT(bugprone-use-after-move): a moved-from set is empty
+    REQUIRE(s.encoding() == zset::encoding::listpack);
+    REQUIRE(s.memory_usage() == sizeof(s));
+    REQUIRE(moved.size() == 300);
+    REQUIRE(moved.validate());
+    moved.clear();  // frees the state: back to listpack mode
+    REQUIRE(moved.encoding() == zset::encoding::listpack);
+    REQUIRE(moved.memory_usage() == sizeof(moved));
 }
 
 TEST_CASE("listpack mode stores -0 as 0, skiplist mode keeps it (as Redis)", "[encoding]") {
