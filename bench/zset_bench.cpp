@@ -15,7 +15,12 @@
 //     every timed operation checks its result; any mismatch makes the binary exit with status 1;
 //   * memory/<structure>/<size> builds the structure once and reports bytes per element as
 //     counters: zset through a counting Allocator, the peers through the counting global
-//     operator new (bench/alloc_counter.cpp).
+//     operator new (bench/alloc_counter.cpp);
+//   * building from empty: build_random / build_ascending/<structure>/<n> (n ZADDs into an empty
+//     structure in random / ascending score order, time per add), batch_add/<structure>/1000
+//     (one ZADD of 1,000 unsorted pairs; the peers add them one by one) and
+//     many_sets_<m>/<structure>/<k> (k sets of m members each built from empty: time per add,
+//     and bytes per element as counters). ZSET_BENCH_BUILDING=0 leaves out the last two.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +32,7 @@
 #include <numeric>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -633,6 +639,123 @@ void bm_inter(benchmark::State& st, std::size_t n) {
     finish(st, 1);
 }
 
+// ---- building from empty ---------------------------------------------------------------------
+
+/// A structure built from empty by ZADDs of the dataset's n elements one at a time, in random
+/// order (`ascending` false: the dataset's permutation) or in ascending score order (a time
+/// series): time per add. The structure is destroyed untimed after each iteration.
+template <class Spec>
+void bm_build(benchmark::State& st, std::size_t n, bool ascending) {
+    const dataset& d = data_for(n);
+    const std::vector<std::uint32_t>& order = ascending ? d.order : d.perm;
+    for (auto _ : st) {
+        auto a = std::make_unique<typename Spec::adapter>(Spec::make());
+        std::size_t added = 0;
+        const double t0 = thread_cpu_seconds();
+        for (const std::uint32_t i : order) added += a->add(d.members[i], d.scores[i]) ? 1 : 0;
+        const double t1 = thread_cpu_seconds();
+        st.SetIterationTime(batch_seconds(t0, t1));
+        if (added != n || a->size() != n) {
+            fail(st, "build: wrong size");
+            break;
+        }
+    }
+    finish(st, n);
+}
+
+template <class Spec>
+void bm_build_random(benchmark::State& st, std::size_t n) {
+    bm_build<Spec>(st, n, false);
+}
+template <class Spec>
+void bm_build_ascending(benchmark::State& st, std::size_t n) {
+    bm_build<Spec>(st, n, true);
+}
+
+/// One ZADD of `batch_pairs` pairs in random order into an empty set (zset's batch add; the
+/// peers add the pairs one by one, which is how they take a batch): time per pair.
+constexpr std::size_t batch_pairs = 1000;
+
+template <class Spec>
+void bm_batch_add(benchmark::State& st, std::size_t) {
+    const dataset& d = data_for(batch_pairs);
+    std::vector<std::pair<std::string, double>> pairs;
+    for (const std::uint32_t i : d.perm) pairs.emplace_back(d.members[i], d.scores[i]);
+    for (auto _ : st) {
+        auto a = std::make_unique<typename Spec::adapter>(Spec::make());
+        const double t0 = thread_cpu_seconds();
+        if constexpr (Spec::is_zset) {
+            a->set().add(pairs.begin(), pairs.end());
+        } else {
+            for (const auto& [m, s] : pairs) a->add(m, s);
+        }
+        const double t1 = thread_cpu_seconds();
+        st.SetIterationTime(batch_seconds(t0, t1));
+        if (a->size() != batch_pairs) {
+            fail(st, "batch_add: wrong size");
+            break;
+        }
+    }
+    finish(st, batch_pairs);
+}
+
+/// Many keys, each built from empty: `sets` sets of `per_set` members ("member:0" on, the
+/// suite's scores), added one by one. Time per add over all of them, and bytes per element
+/// with every set alive (counted as memory/ counts).
+template <class Spec>
+void bm_many_sets(benchmark::State& st, std::size_t sets, std::size_t per_set) {
+    const std::size_t total = sets * per_set;
+    std::vector<std::string> names;
+    for (std::size_t j = 0; j < per_set; ++j) names.push_back(member_name(j));
+    std::vector<double> scores(total);
+    for (std::size_t i = 0; i < total; ++i) scores[i] = score_of(stream::main, i);
+    for (auto _ : st) {
+        std::vector<typename Spec::adapter> all;
+        all.reserve(sets);
+        const double t0 = thread_cpu_seconds();
+        for (std::size_t k = 0; k < sets; ++k) {
+            all.push_back(Spec::make());
+            for (std::size_t j = 0; j < per_set; ++j)
+                all.back().add(names[j], scores[k * per_set + j]);
+        }
+        const double t1 = thread_cpu_seconds();
+        st.SetIterationTime(batch_seconds(t0, t1));
+        if (all.back().size() != per_set) fail(st, "many_sets: wrong size");
+    }
+    // bytes, once, outside the timed loop
+    const auto per = [total](std::size_t bytes) {
+        return static_cast<double>(bytes) / static_cast<double>(total);
+    };
+    if constexpr (Spec::is_zset) {
+        heap_counts hc;
+        std::vector<counted_zset> all;
+        all.reserve(sets);
+        for (std::size_t k = 0; k < sets; ++k) {
+            all.emplace_back(Spec::options(), counting_allocator<std::string>(&hc));
+            for (std::size_t j = 0; j < per_set; ++j)
+                all.back().add(names[j], scores[k * per_set + j]);
+        }
+        st.counters["bytes_per_elem"] = per(hc.requested + sets * sizeof(counted_zset));
+        st.counters["chunk_bytes_per_elem"] = per(hc.chunk + sets * sizeof(counted_zset));
+    } else {
+        global_heap::start();
+        {
+            std::vector<typename Spec::adapter> all;
+            all.reserve(sets);
+            for (std::size_t k = 0; k < sets; ++k) {
+                all.push_back(Spec::make());
+                for (std::size_t j = 0; j < per_set; ++j)
+                    all.back().add(names[j], scores[k * per_set + j]);
+            }
+            const heap_counts hc = global_heap::now();
+            st.counters["bytes_per_elem"] = per(hc.requested);
+            st.counters["chunk_bytes_per_elem"] = per(hc.chunk);
+        }
+        global_heap::stop();
+    }
+    finish(st, total);
+}
+
 /// Bytes per element of a structure built by n ZADDs (requested bytes, and glibc chunk bytes =
 /// malloc_usable_size + 8 per block), including sizeof the container object(s).
 template <class Spec>
@@ -680,8 +803,9 @@ struct op_entry {
 };
 
 constexpr std::size_t any_size = static_cast<std::size_t>(-1);
-constexpr std::size_t op_count = 14;
+constexpr std::size_t op_count = 16;
 constexpr op_entry ops[op_count] = {
+    {"build_random", false, true, any_size},  {"build_ascending", false, true, any_size},
     {"zadd_new", false, true, any_size},      {"update", false, false, any_size},
     {"zscore_hit", false, false, any_size},   {"zscore_miss", false, false, any_size},
     {"zrank", true, false, any_size},         {"range_by_score", false, false, any_size},
@@ -695,11 +819,12 @@ constexpr op_entry ops[op_count] = {
 template <class Spec>
 void register_op(std::size_t w, std::size_t n) {
     static constexpr bench_fn fns[op_count] = {
-        &bm_zadd_new<Spec>,      &bm_update<Spec>, &bm_zscore_hit<Spec>,
-        &bm_zscore_miss<Spec>,   &bm_zrank<Spec>,  &bm_range_by_score<Spec>,
-        &bm_range_by_rank<Spec>, &bm_zrem<Spec>,   &bm_pop_min<Spec>,
-        &bm_iterate<Spec>,       &bm_zcount<Spec>, &bm_union<Spec>,
-        &bm_inter<Spec>,         &bm_memory<Spec>};
+        &bm_build_random<Spec>, &bm_build_ascending<Spec>, &bm_zadd_new<Spec>,
+        &bm_update<Spec>,       &bm_zscore_hit<Spec>,      &bm_zscore_miss<Spec>,
+        &bm_zrank<Spec>,        &bm_range_by_score<Spec>,  &bm_range_by_rank<Spec>,
+        &bm_zrem<Spec>,         &bm_pop_min<Spec>,         &bm_iterate<Spec>,
+        &bm_zcount<Spec>,       &bm_union<Spec>,           &bm_inter<Spec>,
+        &bm_memory<Spec>};
     const op_entry& op = ops[w];
     if (n > Spec::max_size || n > op.max_size) return;
     if (op.needs_rank && !Spec::adapter::has_rank) return;
@@ -711,10 +836,45 @@ void register_op(std::size_t w, std::size_t n) {
     if (std::string_view(op.name) == "memory") b->Iterations(1)->Repetitions(1);
 }
 
+/// Registers the rows that do not follow ZSET_BENCH_SIZES for one structure: the batch add of
+/// 1,000 pairs and the many-keys builds (100,000 sets of 100, 10,000 sets of 1,000).
+template <class Spec>
+void register_building() {
+    if constexpr (!std::is_same_v<Spec, zset_skiplist_spec>) {
+        const std::string s = Spec::name;
+        benchmark::RegisterBenchmark(("batch_add/" + s + "/1000").c_str(),
+                                     [](benchmark::State& st) { bm_batch_add<Spec>(st, 0); })
+            ->UseManualTime();
+        for (const auto& [sets, per_set] : {std::pair<std::size_t, std::size_t>{100000, 100},
+                                            std::pair<std::size_t, std::size_t>{10000, 1000}}) {
+            const std::string name =
+                "many_sets_" + std::to_string(per_set) + "/" + s + "/" + std::to_string(sets);
+            benchmark::RegisterBenchmark(name.c_str(),
+                                         [sets = sets, per_set = per_set](benchmark::State& st) {
+                                             bm_many_sets<Spec>(st, sets, per_set);
+                                         })
+                ->UseManualTime()
+                ->Iterations(1);
+        }
+    }
+}
+
 /// Registration order = run order: size by size (the structures of one size are cached, then
 /// freed), then operation by operation, all structures side by side (ratios measured close in
 /// time).
 void register_all(const std::vector<std::size_t>& sizes) {
+    if (std::getenv("ZSET_BENCH_BUILDING") == nullptr ||
+        *std::getenv("ZSET_BENCH_BUILDING") != '0') {
+        register_building<zset_spec>();
+#if defined(ZSET_BENCH_HAVE_ABSL)
+        register_building<absl_spec>();
+        register_building<redisskl_spec>();
+#endif
+#if defined(ZSET_BENCH_HAVE_BOOST)
+        register_building<boost_spec>();
+#endif
+        register_building<std_spec>();
+    }
     for (const std::size_t n : sizes) {
         for (std::size_t w = 0; w < op_count; ++w) {
             register_op<zset_spec>(w, n);

@@ -7,9 +7,12 @@
 //
 //   zset-server [--port N] [--bind ADDR] [--double-format shortest|17g]
 //               [--zset-max-listpack-entries N] [--zset-max-listpack-value N]
-//               [--databases N] [--requirepass PASSWORD] [--protected-mode yes|no]
-//               [--enable-debug-command yes|no|local] [--hz N]
+//               [--set-encodings 7.2|7.0] [--databases N] [--requirepass PASSWORD]
+//               [--protected-mode yes|no] [--enable-debug-command yes|no|local] [--hz N]
 //               [--maxclients N] [--max-output-mb N]
+//
+// --set-encodings 7.0 gives plain sets Redis 7.0's encodings (intset / hashtable, no listpack),
+// as the differential test against a Redis 7.0 server needs; the default is Redis 7.2's.
 //
 // --port 0 picks a free port. Once listening the server prints one line to stdout:
 //   zset-server listening on <bind>:<port>
@@ -44,7 +47,9 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <sys/epoll.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <zset/redis.hpp>
@@ -100,19 +105,63 @@ zr::client_info info_of(int fd) {
     return info;
 }
 
+long long micros(const timeval& t) {
+    return static_cast<long long>(t.tv_sec) * 1000000 + t.tv_usec;
+}
+
+/// What INFO reports about this process (uname, getpid, /proc, getrusage).
+zr::host_info host() {
+    zr::host_info h;
+    utsname u{};
+    if (uname(&u) == 0) h.os = std::string(u.sysname) + " " + u.release + " " + u.machine;
+    h.process_id = static_cast<long long>(getpid());
+    char path[4096];
+    const ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    if (n > 0) h.executable.assign(path, static_cast<std::size_t>(n));
+    h.multiplexing_api = "epoll";
+    const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages > 0 && page > 0)
+        h.total_system_memory =
+            static_cast<unsigned long long>(pages) * static_cast<unsigned long long>(page);
+    h.usage = [] {
+        zr::process_usage p;
+        rusage self{}, children{}, thread{};  // zeros where getrusage fails
+        getrusage(RUSAGE_SELF, &self);
+        getrusage(RUSAGE_CHILDREN, &children);
+        getrusage(RUSAGE_THREAD, &thread);  // the server runs every command on this thread
+        p.cpu_sys_us = micros(self.ru_stime);
+        p.cpu_user_us = micros(self.ru_utime);
+        p.cpu_sys_children_us = micros(children.ru_stime);
+        p.cpu_user_children_us = micros(children.ru_utime);
+        p.cpu_sys_main_thread_us = micros(thread.ru_stime);
+        p.cpu_user_main_thread_us = micros(thread.ru_utime);
+        if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+            unsigned long long size = 0, resident = 0;
+            if (std::fscanf(f, "%llu %llu", &size, &resident) == 2)
+                p.rss_bytes = resident * static_cast<unsigned long long>(sysconf(_SC_PAGESIZE));
+            std::fclose(f);
+        }
+        return p;
+    };
+    return h;
+}
+
 class server {
 public:
-    explicit server(config cfg) : cfg_(std::move(cfg)), ks_(cfg_.ks) {}
+    // The socket first: with --port 0 the keyspace (INFO, CONFIG GET port) gets the real port.
+    explicit server(config cfg)
+        : cfg_(std::move(cfg)), listen_fd_(listen_socket(cfg_.ks)), ks_(cfg_.ks) {}
 
     int run() {
-        if (!listen_socket()) return 1;
+        if (listen_fd_ < 0) return 1;
         ep_ = epoll_create1(EPOLL_CLOEXEC);
         if (ep_ < 0) return fail("epoll_create1");
         epoll_event ev{};
         ev.events = EPOLLIN;
         ev.data.u64 = 0;
         if (epoll_ctl(ep_, EPOLL_CTL_ADD, listen_fd_, &ev) != 0) return fail("epoll_ctl");
-        std::printf("zset-server listening on %s:%d\n", ks_.options().bind.c_str(), port_);
+        std::printf("zset-server listening on %s:%zu\n", ks_.options().bind.c_str(),
+                    ks_.options().port);
         std::fflush(stdout);
         std::vector<epoll_event> events(256);
         while (!g_stop) {
@@ -122,10 +171,14 @@ public:
                 if (errno == EINTR) continue;
                 return fail("epoll_wait");
             }
+            const auto cycle = std::chrono::steady_clock::now();
             for (int i = 0; i < n; ++i) on_event(events[static_cast<std::size_t>(i)]);
             ks_.cron([this](zr::session& s, std::string_view bytes) { deliver(s, bytes); });
             resume_unblocked();
             reap();
+            ks_.record_event_loop(std::chrono::duration_cast<std::chrono::microseconds>(
+                                      std::chrono::steady_clock::now() - cycle)
+                                      .count());
         }
         for (auto& kv : clients_) ::close(kv.second->fd);
         ::close(listen_fd_);
@@ -139,25 +192,31 @@ private:
         return 1;
     }
 
-    bool listen_socket() {
-        listen_fd_ = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-        if (listen_fd_ < 0) return fail("socket") == 0;
+    /// A listening socket on o.bind:o.port (o.port becomes the port bound), or -1.
+    static int listen_socket(zr::keyspace_options& o) {
+        const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+        if (fd < 0) return fail("socket"), -1;
         const int one = 1;
-        setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
         sockaddr_in addr{};
         addr.sin_family = AF_INET;
-        addr.sin_port = htons(static_cast<std::uint16_t>(cfg_.ks.port));
-        if (inet_pton(AF_INET, cfg_.ks.bind.c_str(), &addr.sin_addr) != 1) {
-            std::fprintf(stderr, "zset-server: bad bind address '%s'\n", cfg_.ks.bind.c_str());
-            return false;
-        }
-        if (::bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0)
-            return fail("bind") == 0;
-        if (::listen(listen_fd_, 511) != 0) return fail("listen") == 0;
+        addr.sin_port = htons(static_cast<std::uint16_t>(o.port));
         socklen_t len = sizeof addr;
-        getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
-        port_ = ntohs(addr.sin_port);
-        return true;
+        const char* failed = nullptr;
+        if (inet_pton(AF_INET, o.bind.c_str(), &addr.sin_addr) != 1) {
+            std::fprintf(stderr, "zset-server: bad bind address '%s'\n", o.bind.c_str());
+        } else if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+            failed = "bind";
+        } else if (::listen(fd, 511) != 0) {
+            failed = "listen";
+        } else {
+            getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len);
+            o.port = ntohs(addr.sin_port);
+            return fd;
+        }
+        if (failed != nullptr) fail(failed);
+        ::close(fd);
+        return -1;
     }
 
     void on_event(const epoll_event& e) {
@@ -248,6 +307,7 @@ private:
                 if (errno == EAGAIN || errno == EWOULDBLOCK) break;
                 return drop(c);
             }
+            ks_.record_read(static_cast<std::size_t>(n));
             c.parser.feed(buf, static_cast<std::size_t>(n));
             if (c.parser.pending_bytes() > cfg_.max_query) {
                 std::fprintf(stderr, "zset-server: client %llu over the query buffer limit\n",
@@ -334,6 +394,7 @@ private:
                 if (errno == EAGAIN || errno == EWOULDBLOCK) break;
                 return drop_later(c);
             }
+            ks_.record_write(static_cast<std::size_t>(n));
             c.out_pos += static_cast<std::size_t>(n);
         }
         if (c.pending_output() == 0) {
@@ -375,10 +436,9 @@ private:
     }
 
     config cfg_;
-    zr::keyspace ks_;
     int listen_fd_ = -1;
+    zr::keyspace ks_;
     int ep_ = -1;
-    int port_ = 0;
     std::unordered_map<std::uint64_t, std::unique_ptr<client>> clients_;
     std::deque<std::uint64_t> resume_;
     std::vector<std::uint64_t> doomed_;
@@ -398,7 +458,7 @@ int usage() {
         stderr,
         "usage: zset-server [--port N] [--bind ADDR] [--double-format shortest|17g]\n"
         "                   [--zset-max-listpack-entries N] [--zset-max-listpack-value N]\n"
-        "                   [--databases N] [--requirepass PASSWORD]\n"
+        "                   [--set-encodings 7.2|7.0] [--databases N] [--requirepass PASSWORD]\n"
         "                   [--protected-mode yes|no] [--enable-debug-command yes|no|local]\n"
         "                   [--hz N] [--maxclients N] [--max-output-mb N]\n");
     return 2;
@@ -417,6 +477,10 @@ bool apply_option(config& cfg, const std::string& a, const std::string& v) {
                true;
     if (a == "--zset-max-listpack-entries" && number) return o.zset_max_listpack_entries = n, true;
     if (a == "--zset-max-listpack-value" && number) return o.zset_max_listpack_value = n, true;
+    if (a == "--set-encodings" && (v == "7.2" || v == "7.0"))
+        return o.set_encodings = v == "7.0" ? zr::set_encoding_rules::redis_7_0
+                                            : zr::set_encoding_rules::redis_7_2,
+               true;
     if (a == "--databases" && number && n > 0) return o.databases = n, true;
     if (a == "--requirepass") return o.requirepass = v, true;
     if (a == "--protected-mode" && (v == "yes" || v == "no"))
@@ -437,6 +501,7 @@ bool apply_option(config& cfg, const std::string& a, const std::string& v) {
 int main(int argc, char** argv) {
     config cfg;
     cfg.ks.port = 7379;
+    cfg.ks.host = host();
     for (int i = 1; i < argc; i += 2) {  // every option takes one value
         if (i + 1 >= argc || !apply_option(cfg, argv[i], argv[i + 1])) return usage();
     }

@@ -31,14 +31,17 @@
 //     redis/commands_zset_read.hpp    ZSCORE ZMSCORE ZCARD ZCOUNT ZLEXCOUNT ZRANK ZREVRANK
 //                                     ZRANGE* ZREVRANGE* ZRANGESTORE ZRANDMEMBER ZSCAN
 //     redis/commands_zset_setops.hpp  ZUNION ZINTER ZDIFF (+STORE) ZINTERCARD (via set_ops.hpp)
-//     redis/commands_set.hpp          SADD SREM SMEMBERS SCARD SISMEMBER
+//     redis/commands_set.hpp          SADD SREM SMEMBERS SCARD SISMEMBER (intset / listpack /
+//                                     hashtable encodings)
 //     redis/commands_keys.hpp         DEL UNLINK EXISTS TOUCH TYPE KEYS SCAN DUMP RESTORE
 //                                     OBJECT MEMORY SET GET
 //     redis/commands_expire.hpp       EXPIRE PEXPIRE EXPIREAT PEXPIREAT TTL PTTL EXPIRETIME
 //                                     PEXPIRETIME PERSIST
 //     redis/commands_transactions.hpp MULTI EXEC DISCARD WATCH UNWATCH
 //     redis/commands_connection.hpp   PING ECHO SELECT HELLO AUTH CLIENT QUIT RESET
-//     redis/commands_server.hpp       DBSIZE FLUSHDB FLUSHALL SWAPDB INFO CONFIG COMMAND DEBUG
+//     redis/commands_server.hpp       DBSIZE FLUSHDB FLUSHALL SWAPDB CONFIG COMMAND DEBUG
+//     redis/commands_info.hpp         INFO (every section of Redis 7.2's)
+//     redis/commands_scripting.hpp    FUNCTION (a server without scripting engines)
 //     redis/command_table.hpp   every command's row: name, arity, flags, keys, handler
 //     redis/keyspace.hpp        zset::redis::keyspace: dispatch and the public API
 //

@@ -80,7 +80,8 @@ public:
     /// inlined, as sorted_set::score() is: out of line, g++ returns the optional through
     /// memory, its flag byte stored and the whole word reloaded (a failed store forward), and
     /// the sorted_set's listpack lookup, inlined here, made this function large enough to stay
-    /// out of line (the suite's ZINTER at 100: 1,884 -> 2,040 ns until this was inlined).
+    /// out of line, which slowed ZINTER at 100 until it was forced inline (docs/design-log.md,
+    /// "ZSCORE inlined into its caller, and a lookup shim that stalled").
     ZSET_ALWAYS_INLINE std::optional<score_type> score(key_view m) const {
         if (sorted_ != nullptr) return sorted_->score(m);
         if constexpr (!std::is_void_v<Members>)
@@ -286,7 +287,8 @@ void sort_results(Results& results, const Set* like) {
 /// earlier input has already counted, one bit per rank. Every member is counted once, at the
 /// first input holding it, whose pass looks it up in every later input; so the later inputs'
 /// lookups can mark it, and a marked input's own pass then knows which of its members an earlier
-/// input holds without looking them up there (two listpack inputs of 100: 200 -> 100 lookups).
+/// input holds without looking them up there (two listpack inputs of 100 overlapping in full:
+/// half the lookups).
 template <class Set>
 class counted_ranks {
 public:

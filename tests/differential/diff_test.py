@@ -34,6 +34,9 @@ Comparison rules (Debian's redis-server is 7.0.15):
     and an expired key that must not wake it), WATCH with another client's write, MULTI bodies
     (queuing errors, EXECABORT, runtime errors, blocking pops inside), the sliding-window
     limiter verbatim, AUTH with requirepass set at run time, CLIENT and INFO keyspace;
+  * zset-server runs with Redis 7.0's plain-set encodings (--set-encodings 7.0: no listpack
+    sets, which Redis 7.0 does not have); FUNCTION is sent only in forms that fail or find
+    nothing on both (zset-server has no scripting engine, Redis 7.0 has Lua);
   * every few thousand commands the whole dataset of databases 0-3 is compared (types,
     encodings, contents, TTL presence).
 
@@ -302,7 +305,7 @@ def start_module(redis_binary, module, dropin, workdir):
 
 def start_zset(binary):
     proc = subprocess.Popen([binary, "--port", "0", "--double-format", "17g",
-                             "--enable-debug-command", "yes"],
+                             "--set-encodings", "7.0", "--enable-debug-command", "yes"],
                             stdout=subprocess.PIPE, stderr=sys.stderr)
     line = proc.stdout.readline().decode()
     if "listening on" not in line:
@@ -975,6 +978,27 @@ class Differ:
             return self.cmd_zadd()  # keep deletions rarer than the other generic commands
         self.exact(argv)
 
+    def cmd_scripting(self):
+        """FUNCTION as a server without libraries (and DEBUG LOG): replies that agree with a
+        Redis that has its Lua engine, i.e. no LOAD that Redis would accept."""
+        g = self.g
+        argv = g.choice([
+            [b"FUNCTION", g.case(b"FLUSH")], [b"FUNCTION", b"FLUSH", g.case(b"ASYNC")],
+            [b"FUNCTION", b"FLUSH", g.case(b"sync")], [b"FUNCTION", b"FLUSH", b"x"],
+            [b"FUNCTION", b"FLUSH", b"SYNC", b"x"], [b"FUNCTION", g.case(b"LIST")],
+            [b"FUNCTION", b"LIST", g.case(b"WITHCODE")], [b"FUNCTION", b"LIST", b"LIBRARYNAME", b"*"],
+            [b"FUNCTION", b"LIST", b"LIBRARYNAME"], [b"FUNCTION", b"LIST", b"WITHCODE", b"WITHCODE"],
+            [b"FUNCTION", b"LIST", b"junk\r\nx"], [b"FUNCTION", b"DELETE", g.member()],
+            [b"FUNCTION", b"DELETE"], [b"FUNCTION", b"KILL"], [b"FUNCTION", b"NOSUCH"],
+            [b"FUNCTION"], [b"FUNCTION", b"LOAD", b"return 1"], [b"FUNCTION", b"LOAD", b"#!lua"],
+            [b"FUNCTION", b"LOAD", b"#!lua\nreturn 1"], [b"FUNCTION", b"LOAD", b"#!nosuch name=x\n"],
+            [b"FUNCTION", b"LOAD", b"#!lua name=x name=y\n"], [b"FUNCTION", b"LOAD", b"#!lua foo=x\n"],
+            [b"FUNCTION", b"LOAD", b"#!lua name=a-b\n"], [b"FUNCTION", b"LOAD", b"#!lua \"name=x\n"],
+            [b"FUNCTION", b"LOAD", b"#!x name=\n"], [b"FUNCTION", b"LOAD", b"REPLACE", b"#!y name=z\n"],
+            [b"FUNCTION", b"LOAD", b"junk", b"#!y name=z\n"], [b"FUNCTION", b"LOAD"],
+            [b"DEBUG", g.case(b"LOG"), g.member()], [b"DEBUG", b"LOG"]])
+        self.exact(argv)
+
     def cmd_config(self):
         g = self.g
         kind = g.rnd.randrange(5)
@@ -1518,7 +1542,8 @@ class Differ:
             it = rep[1]
             return {it[i][1]: it[i + 1][1] for i in range(0, len(it), 2)}
         dr, dz = as_dict(r), as_dict(z)
-        ours = set(dz) - {b"save", b"bind", b"port", b"maxclients", b"hz"}
+        ours = set(dz) - {b"save", b"bind", b"port", b"maxclients", b"hz",
+                          b"set-max-listpack-entries", b"set-max-listpack-value"}  # 7.2's
         if Pair.zconn is not Conn:  # two redis-servers: their own directories, the module's configs
             ours = {k for k in ours if not k.startswith(b"zset.")} - {b"dir", b"logfile"}
         diff = {k: (dr.get(k), dz[k]) for k in ours if dr.get(k) != dz[k]}
@@ -1568,7 +1593,7 @@ class Differ:
             (self.cmd_swapdb, 0.3), (self.cmd_multi, 1.5), (self.cmd_tx_errors, 0.3),
             (self.cmd_watch, 1), (self.cmd_limiter, 0.4), (self.cmd_blocking_db, 0.15),
             (self.cmd_blocking_expired, 0.1), (self.cmd_auth, 0.05), (self.cmd_client, 1),
-            (self.cmd_config_get_all, 0.05), (self.cmd_reload, 0.03),
+            (self.cmd_config_get_all, 0.05), (self.cmd_reload, 0.03), (self.cmd_scripting, 0.3),
         ]
         funcs = [f for f, _ in table]
         weights = [w for _, w in table]
@@ -1599,56 +1624,72 @@ def main():
     ap.add_argument("--trace", action="store_true", help="print the commands before each mismatch")
     args = ap.parse_args()
 
-    if not args.redis_server or not os.path.exists(args.redis_server):
-        print("differential: SKIPPED (redis-server not installed)")
-        return SKIP
-    under_test = args.module or args.zset_server
-    if not under_test or not os.path.exists(under_test):
-        print("differential: %s not found" % (under_test or "--zset-server or --module"))
-        return 2
+    start = None
+    if args.module:
+        Pair.zconn = lambda port: ModuleConn(port, args.dropin)
 
-    workdir = tempfile.mkdtemp(prefix="zset-diff-")
+        def start(workdir):
+            return start_module(args.redis_server, args.module, args.dropin, workdir)
+    return run_with_servers("differential", args.redis_server, args.module or args.zset_server,
+                            lambda rport, zport, procs: differ(args, rport, zport, procs), start)
+
+
+def differ(args, rport, zport, procs):
+    version = Conn(rport).call([b"INFO", b"server"])
+    vline = [l for l in version[1].split(b"\r\n") if l.startswith(b"redis_version:")] if version[0] == "bulk" else []
+    what = ("redis-server with %s%s" % (os.path.basename(args.module),
+                                        " (drop-in)" if args.dropin else "")
+            if args.module else "zset-server")
+    print("differential: redis-server %s on port %d, %s on port %d, seed %d" %
+          (vline[0].split(b":")[1].decode() if vline else "?", rport, what, zport, args.seed))
+    d = Differ(rport, zport, args.seed, args.verbose, args.debug, args.trace)
+    try:
+        elapsed = d.run(args.commands)
+    except (ConnectionError, OSError, socket.timeout) as e:
+        print("differential: connection failure after %d commands: %s" % (d.sent, e))
+        for past in d.history:
+            print("    before: %s" % short(past, 200))
+        for p in procs:
+            if p.poll() is not None:
+                print("  a server exited with status %s" % p.returncode)
+        return 1
+    top = sorted(d.counts.items(), key=lambda kv: -kv[1])
+    print("differential: per command: " + ", ".join("%s=%d" % kv for kv in top))
+    print("differential: %d commands sent, %d mismatches, %d tolerated SUM rounding "
+          "differences, %d clock re-reads, %.1fs" % (d.sent, d.mismatches, d.tolerated,
+                                                     d.clock_rereads, elapsed))
+    if procs[1].poll() is not None:
+        print("differential: the server under test exited with status %s" % procs[1].returncode)
+        return 1
+    return 0 if d.mismatches == 0 else 1
+
+
+def run_with_servers(name, redis_binary, under_test, body, start_under_test=None):
+    """Starts redis-server and the server under test (start_redis; start_under_test(workdir), by
+    default zset-server through start_zset), returns body(redis port, its port, [redis process,
+    its process]) and stops both afterwards, also on failure. SKIP when redis-server is not
+    installed, 2 when a server does not start."""
+    if not redis_binary or not os.path.exists(redis_binary):
+        print("%s: SKIPPED (redis-server not installed)" % name)
+        return SKIP
+    if not under_test or not os.path.exists(under_test):
+        print("%s: %s not found" % (name, under_test or "the server under test"))
+        return 2
+    workdir = tempfile.mkdtemp(prefix="zset-%s-" % name)
     procs = []
     try:
         try:
-            rproc, rport = start_redis(args.redis_server, workdir)
+            rproc, rport = start_redis(redis_binary, workdir)
             procs.append(rproc)
-            if args.module:
-                zproc, zport = start_module(args.redis_server, args.module, args.dropin, workdir)
-                Pair.zconn = lambda port: ModuleConn(port, args.dropin)
+            if start_under_test is not None:
+                zproc, zport = start_under_test(workdir)
             else:
-                zproc, zport = start_zset(args.zset_server)
+                zproc, zport = start_zset(under_test)
             procs.append(zproc)
         except (RuntimeError, OSError) as e:
-            print("differential: setup failed: %s" % e)
+            print("%s: setup failed: %s" % (name, e))
             return 2
-        version = Conn(rport).call([b"INFO", b"server"])
-        vline = [l for l in version[1].split(b"\r\n") if l.startswith(b"redis_version:")] if version[0] == "bulk" else []
-        what = ("redis-server with %s%s" % (os.path.basename(args.module),
-                                            " (drop-in)" if args.dropin else "")
-                if args.module else "zset-server")
-        print("differential: redis-server %s on port %d, %s on port %d, seed %d" %
-              (vline[0].split(b":")[1].decode() if vline else "?", rport, what, zport, args.seed))
-        d = Differ(rport, zport, args.seed, args.verbose, args.debug, args.trace)
-        try:
-            elapsed = d.run(args.commands)
-        except (ConnectionError, OSError, socket.timeout) as e:
-            print("differential: connection failure after %d commands: %s" % (d.sent, e))
-            for past in d.history:
-                print("    before: %s" % short(past, 200))
-            for p in procs:
-                if p.poll() is not None:
-                    print("  a server exited with status %s" % p.returncode)
-            return 1
-        top = sorted(d.counts.items(), key=lambda kv: -kv[1])
-        print("differential: per command: " + ", ".join("%s=%d" % kv for kv in top))
-        print("differential: %d commands sent, %d mismatches, %d tolerated SUM rounding "
-              "differences, %d clock re-reads, %.1fs" % (d.sent, d.mismatches, d.tolerated,
-                                                         d.clock_rereads, elapsed))
-        if zproc.poll() is not None:
-            print("differential: the server under test exited with status %s" % zproc.returncode)
-            return 1
-        return 0 if d.mismatches == 0 else 1
+        return body(rport, zport, procs)
     finally:
         for p in procs:
             if p.poll() is None:

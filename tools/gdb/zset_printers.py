@@ -7,12 +7,14 @@
 # Printers:
 #   zset::sorted_set<...>                  size, encoding and the first elements as
 #                                          ["member"] = score, in (score, member) order
-#   zset::sorted_set<...>::const_iterator  the element it points at, or end()
+#   zset::sorted_set<...>::const_iterator  the element it points at, or end() (the iterator's
+#                                          type is zset::detail::set_iterator<...>)
 #
 # `set print zset-elements N` changes how many elements are shown (default 10, 0 = unlimited).
 #
-# The printers read the container's private layout (see include/zset/detail/container/block.hpp and
-# skiplist.hpp) and must match the zset version they are used with. Members that are
+# The printers read the container's private layout (the set's one member, engine_, holds the
+# state: see include/zset/detail/container/set_engine.hpp, block.hpp and skiplist.hpp) and must
+# match the zset version they are used with. Members that are
 # std::string are decoded from a block's records; other member types are read as the objects
 # the block stores and printed by gdb. When a layout cannot be decoded (missing debug
 # information, unexpected types, a set that is not constructed yet) the printer falls back to
@@ -176,14 +178,19 @@ def _walk(val, limit):
             yield member, score
 
 
+def _engine(val):
+    """The set's state: its engine (detail::set_engine), the set's one member."""
+    return val["engine_"]
+
+
 def _blocks(val):
     """The set's blocks in order: the listpack block, or the skiplist nodes' blocks."""
     if not _skiplist_mode(val):
-        lp = val["lp_"]
+        lp = _engine(val)["lp_"]
         if int(lp["h_"]) != 0:
             yield _Block(_BlockLayout(lp.type.strip_typedefs()), lp)
         return
-    skiplist = val["sk_"].dereference()["list"]
+    skiplist = _engine(val)["sk_"].dereference()["list"]
     nodes = skiplist["nodes_"]
     blocks = skiplist["blocks_"]
     if int(nodes) == 0:
@@ -207,13 +214,13 @@ def _next0(nodes, node_id):
 
 def _skiplist_mode(val):
     """Skiplist mode: the set points to its skiplist state (null in listpack mode)."""
-    return int(val["sk_"]) != 0
+    return int(_engine(val)["sk_"]) != 0
 
 
 def _set_size(val):
     if _skiplist_mode(val):
-        return int(val["sk_"].dereference()["list"]["size_"])
-    lp = val["lp_"]
+        return int(_engine(val)["sk_"].dereference()["list"]["size_"])
+    lp = _engine(val)["lp_"]
     return int(lp["h_"].dereference()["size"]) if int(lp["h_"]) != 0 else 0
 
 
@@ -287,7 +294,8 @@ class _IteratorTextPrinter(object):
 
 
 def SortedSetIteratorPrinter(val):
-    """zset::sorted_set<...>::const_iterator: the element it points at, or end()."""
+    """zset::sorted_set<...>::const_iterator (zset::detail::set_iterator<...>): the element it
+    points at, or end()."""
     try:
         if int(val["id_"]) == 0:
             if int(val["list_"]) == 0 and int(val["block_"]["h_"]) == 0:
@@ -309,8 +317,8 @@ def SortedSetIteratorPrinter(val):
 
 def build_pretty_printer():
     pp = gdb.printing.RegexpCollectionPrettyPrinter("zset")
-    # Order matters: the iterator's name also starts with "zset::sorted_set<".
-    pp.add_printer("sorted_set::const_iterator", r"^zset::sorted_set<.*>::const_iterator$",
+    # sorted_set<...>::const_iterator is an alias: gdb looks printers up by the type it names.
+    pp.add_printer("sorted_set::const_iterator", r"^zset::detail::set_iterator<.*>$",
                    SortedSetIteratorPrinter)
     pp.add_printer("sorted_set", r"^zset::sorted_set<.*>$", SortedSetPrinter)
     return pp

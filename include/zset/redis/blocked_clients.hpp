@@ -61,6 +61,14 @@ public:
         return it == waiters_.end() ? nullptr : &it->second;
     }
     std::size_t size() const noexcept { return waiters_.size(); }
+    /// How many distinct keys are waited on (INFO total_blocking_keys). O(1).
+    std::size_t key_count() const noexcept { return queues_.size(); }
+    /// How many waiters have a timeout (INFO clients_in_timeout_table). O(n).
+    std::size_t with_timeout() const noexcept {
+        std::size_t n = 0;
+        for (const auto& kv : waiters_) n += kv.second.deadline != 0 ? 1 : 0;
+        return n;
+    }
 
     /// A key received a value: queue it as ready when someone waits on it.
     void signal(int db, std::string_view key) {

@@ -170,6 +170,8 @@ struct command {
     /// A sorted set or a plain set (each member weighing 1), or nullptr for a missing key.
     std::optional<setop_input> setop_input_of(std::string_view key) {
         const database::entry* e = state.lookup(db(), key);
+        // Redis reads set-operation inputs with lookupKeyRead, for the *STORE forms too.
+        if (!state.count_reads) state.count_read(e != nullptr);
         if (e == nullptr) return setop_input(static_cast<const zset_value*>(nullptr));
         if (const auto* z = std::get_if<zset_value>(&e->value)) return setop_input(z);
         if (const auto* s = std::get_if<set_value>(&e->value))

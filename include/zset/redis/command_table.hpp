@@ -18,7 +18,9 @@
 #include "command.hpp"
 #include "commands_connection.hpp"
 #include "commands_expire.hpp"
+#include "commands_info.hpp"
 #include "commands_keys.hpp"
+#include "commands_scripting.hpp"
 #include "commands_server.hpp"
 #include "commands_set.hpp"
 #include "commands_transactions.hpp"
@@ -28,8 +30,8 @@
 
 namespace zset::redis::detail {
 
-/// The parent of container commands (CONFIG, OBJECT, CLIENT, MEMORY): reached only without a
-/// subcommand, which their arity already refuses.
+/// The parent of container commands (CONFIG, OBJECT, CLIENT, MEMORY, FUNCTION): reached only
+/// without a subcommand, which their arity already refuses.
 inline void container_without_subcommand(command& c) {
     c.out.error(errors::wrong_arity(c.spec->name));
 }
@@ -70,6 +72,18 @@ inline constexpr command_spec config_subcommands[] = {
      cmd::config_resetstat},
     {"config|set", -4, "admin noscript loading stale", 0, 0, 0, "@admin @slow @dangerous",
      cmd::config_set},
+};
+inline constexpr command_spec function_subcommands[] = {
+    {"function|delete", 3, "write noscript", 0, 0, 0, "@write @slow @scripting",
+     cmd::function_delete},
+    {"function|flush", -2, "write noscript", 0, 0, 0, "@write @slow @scripting",
+     cmd::function_flush},
+    {"function|help", 2, "loading stale", 0, 0, 0, "@slow @scripting", cmd::function_help},
+    {"function|kill", 2, "noscript allow_busy", 0, 0, 0, "@slow @scripting", cmd::function_kill},
+    {"function|list", -2, "noscript", 0, 0, 0, "@slow @scripting", cmd::function_list},
+    {"function|load", -3, "write denyoom noscript", 0, 0, 0, "@write @slow @scripting",
+     cmd::function_load},
+    {"function|stats", 2, "noscript allow_busy", 0, 0, 0, "@slow @scripting", cmd::function_stats},
 };
 inline constexpr command_spec object_subcommands[] = {
     {"object|encoding", 3, "readonly", 2, 2, 1, "@keyspace @read @slow", cmd::object_encoding},
@@ -205,6 +219,9 @@ inline constexpr command_spec keyspace_command_table[] = {
      command_subcommands, std::size(command_subcommands)},
     {"config", -2, "", 0, 0, 0, "@slow", container_without_subcommand, trait_none,
      config_subcommands, std::size(config_subcommands)},
+    // ---- scripting (commands_scripting.hpp)
+    {"function", -2, "", 0, 0, 0, "@slow", container_without_subcommand, trait_none,
+     function_subcommands, std::size(function_subcommands)},
 };
 
 /// Every command of the keyspace: the sorted-set rows, then the others.

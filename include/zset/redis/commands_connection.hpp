@@ -47,9 +47,11 @@ inline void select(command& c) {
 namespace detail {
 
 /// Whether (user, password) are the default user's credentials (any password when none is set).
-inline bool credentials_ok(const command& c, std::string_view user, std::string_view password) {
-    if (user != "default") return false;
-    return c.state.opts.requirepass.empty() || password == c.state.opts.requirepass;
+inline bool credentials_ok(command& c, std::string_view user, std::string_view password) {
+    const bool ok = user == "default" &&
+                    (c.state.opts.requirepass.empty() || password == c.state.opts.requirepass);
+    if (!ok) ++c.state.stats.auth_failures;  // INFO acl_access_denied_auth
+    return ok;
 }
 
 /// Redis clientSetName: printable ASCII without spaces; "" removes the name.

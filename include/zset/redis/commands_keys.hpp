@@ -71,7 +71,8 @@ inline void scan(command& c) {
     std::vector<std::string> out;
     for (std::string& name : names) {
         if (o.use_pattern && !glob_match(o.pattern, name)) continue;
-        const database::entry* e = c.state.lookup(c.db(), name);  // expires lazily
+        // Expires lazily; only the type check counts as a read (Redis 7.0's scanGenericCommand).
+        const database::entry* e = c.state.lookup(c.db(), name, !o.type.empty());
         // As Redis 7.0: with TYPE the type is read first (an expired key reads as "none" and
         // is deleted), and a key of the asked type is listed even when that deleted it.
         if (!o.type.empty()) {
@@ -126,8 +127,7 @@ inline void object_encoding(command& c) {
     if (const auto* z = std::get_if<zset_value>(&e->value))
         return c.out.bulk(z->encoding() == zset::encoding::listpack ? "listpack" : "skiplist");
     if (const auto* s = std::get_if<set_value>(&e->value))
-        return c.out.bulk(s->object_encoding() == set_value::encoding::intset ? "intset"
-                                                                              : "hashtable");
+        return c.out.bulk(encoding_name(s->object_encoding()));
     const std::string& str = std::get<std::string>(e->value);
     if (str.size() <= 20 && parse_integer(str)) return c.out.bulk("int");
     c.out.bulk(str.size() <= 44 ? "embstr" : "raw");

@@ -1,11 +1,10 @@
-// zset::redis::commands — the server: SWAPDB, FLUSHDB, FLUSHALL, DBSIZE, INFO, CONFIG (GET, SET,
-// RESETSTAT, HELP), COMMAND (COUNT, INFO, DOCS, LIST, HELP) and DEBUG (RELOAD,
+// zset::redis::commands — the server: SWAPDB, FLUSHDB, FLUSHALL, DBSIZE, CONFIG (GET, SET,
+// RESETSTAT, HELP), COMMAND (COUNT, INFO, DOCS, LIST, HELP) and DEBUG (RELOAD, LOG,
 // SET-ACTIVE-EXPIRE, SLEEP, HELP).
 // SPDX-License-Identifier: MIT
 //
 // Semantics of Redis 7.0's db.c, server.c, config.c and debug.c for these commands (checked
-// against redis-server 7.0.15). INFO reports the sections a keyspace knows (server, clients,
-// memory, stats, keyspace); memory is the dataset's own accounting (MEMORY USAGE of every key).
+// against redis-server 7.0.15). INFO is in commands_info.hpp.
 //
 // Thread safety: handlers need exclusive access to the keyspace.
 #ifndef ZSET_REDIS_COMMANDS_SERVER_HPP
@@ -15,7 +14,6 @@
 #include <chrono>
 #include <climits>
 #include <cstddef>
-#include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <string_view>
@@ -23,7 +21,6 @@
 #include <utility>
 #include <vector>
 
-#include "../version.hpp"
 #include "arguments.hpp"
 #include "command.hpp"
 #include "commands_keys.hpp"
@@ -97,107 +94,6 @@ inline void swapdb(command& c) {
                 if (c.state.dbs[std::size_t(db)].find(k) != nullptr) c.state.blocked.signal(db, k);
     }
     c.out.ok();
-}
-
-// ---- INFO -------------------------------------------------------------------------------------
-
-namespace detail {
-
-/// Redis bytesToHuman: "512B", "1.50K", "2.00M", ...
-inline std::string human_bytes(double n) {
-    static constexpr const char* units[] = {"B", "K", "M", "G", "T", "P"};
-    std::size_t u = 0;
-    while (n >= 1024 && u + 1 < sizeof units / sizeof units[0]) {
-        n /= 1024;
-        ++u;
-    }
-    char buf[48];
-    if (u == 0)
-        std::snprintf(buf, sizeof buf, "%lluB", static_cast<unsigned long long>(n));
-    else
-        std::snprintf(buf, sizeof buf, "%.2f%s", n, units[u]);
-    return buf;
-}
-
-inline std::size_t dataset_bytes(const command& c) {
-    std::size_t total = 0;
-    for (const database& d : c.state.dbs)
-        d.for_each(
-            [&](std::string_view name, const database::entry& e) { total += key_memory(name, e); });
-    return total;
-}
-
-/// One INFO section's body ("field:value\r\n" lines), or "" for an unknown section.
-inline std::string info_section(const command& c, std::string_view name) {
-    const auto& st = c.state;
-    const auto line = [](std::string_view k, const std::string& v) {
-        return std::string(k) + ":" + v + "\r\n";
-    };
-    const auto num = [&](std::string_view k, long long v) { return line(k, std::to_string(v)); };
-    if (name == "server") {
-        const long long up = (st.now - st.stats.start_ms) / 1000;
-        return line("redis_version", st.opts.server_version) +
-               line("zset_version", ZSET_VERSION_STRING) + line("redis_mode", "standalone") +
-               num("arch_bits", sizeof(void*) * 8) +
-               num("tcp_port", static_cast<long long>(st.opts.port)) +
-               num("uptime_in_seconds", up) + num("uptime_in_days", up / 86400) +
-               num("hz", static_cast<long long>(st.opts.hz));
-    }
-    if (name == "clients")
-        return num("connected_clients", static_cast<long long>(st.clients.size())) +
-               num("maxclients", static_cast<long long>(st.opts.maxclients)) +
-               num("blocked_clients", static_cast<long long>(st.blocked.size())) +
-               num("tracking_clients", 0);
-    if (name == "memory") {
-        const std::size_t used = dataset_bytes(c);
-        return num("used_memory", static_cast<long long>(used)) +
-               line("used_memory_human", human_bytes(static_cast<double>(used))) +
-               num("used_memory_dataset", static_cast<long long>(used)) + num("maxmemory", 0) +
-               line("maxmemory_human", "0B") + line("maxmemory_policy", "noeviction");
-    }
-    if (name == "stats")
-        return num("total_connections_received", st.stats.connections_received) +
-               num("total_commands_processed", st.stats.commands_processed) +
-               num("rejected_connections", st.stats.rejected_connections) +
-               num("expired_keys", st.stats.expired_keys) +
-               num("keyspace_hits", st.stats.keyspace_hits) +
-               num("keyspace_misses", st.stats.keyspace_misses);
-    if (name == "keyspace") {
-        std::string out;
-        for (std::size_t i = 0; i < st.dbs.size(); ++i)
-            if (!st.dbs[i].empty())
-                out += "db" + std::to_string(i) + ":keys=" + std::to_string(st.dbs[i].size()) +
-                       ",expires=" + std::to_string(st.dbs[i].expires_size()) + ",avg_ttl=0\r\n";
-        return out;
-    }
-    return {};
-}
-
-inline constexpr std::string_view info_sections[] = {"server", "clients", "memory", "stats",
-                                                     "keyspace"};
-
-}  // namespace detail
-
-/// INFO [section ...]: "default", "all" and "everything" mean every section.
-inline void info(command& c) {
-    bool every = c.argc == 1;
-    std::vector<std::string_view> wanted;
-    for (std::size_t j = 1; j < c.argc; ++j) {
-        every = every || c.is(j, "default") || c.is(j, "all") || c.is(j, "everything");
-        for (const std::string_view s : detail::info_sections)
-            if (c.is(j, s)) wanted.push_back(s);
-    }
-    if (every) wanted.assign(std::begin(detail::info_sections), std::end(detail::info_sections));
-    std::string text;
-    for (const std::string_view s : detail::info_sections) {
-        if (std::find(wanted.begin(), wanted.end(), s) == wanted.end()) continue;
-        if (!text.empty()) text += "\r\n";
-        text += "# ";
-        text += static_cast<char>(s[0] - 'a' + 'A');
-        text += s.substr(1);
-        text += "\r\n" + detail::info_section(c, s);
-    }
-    c.out.verbatim(text);
 }
 
 // ---- CONFIG -----------------------------------------------------------------------------------
@@ -377,9 +273,11 @@ namespace detail {
 /// file): encodings are rebuilt by the loading rules, expired keys are dropped, TTLs kept.
 inline void reload_all(command& c) {
     std::vector<database> fresh(c.state.dbs.size());
+    long long loaded = 0, expired = 0;
     for (std::size_t i = 0; i < c.state.dbs.size(); ++i) {
         c.state.dbs[i].for_each([&](std::string_view name, const database::entry& e) {
-            if (c.state.expired(e)) return;
+            if (c.state.expired(e)) return void(++expired);
+            ++loaded;
             std::string_view error;
             auto v = restore_value(dump_value(e.value), c.state.opts, error);
             if (!v) return;  // cannot happen: the codec reads back what it writes
@@ -389,16 +287,20 @@ inline void reload_all(command& c) {
     }
     for (std::size_t i = 0; i < c.state.dbs.size(); ++i) touch_db(c, static_cast<int>(i), -1);
     c.state.dbs.swap(fresh);
+    c.state.stats.last_load_keys_loaded = loaded;  // INFO rdb_last_load_keys_loaded / _expired
+    c.state.stats.last_load_keys_expired = expired;
 }
 
 }  // namespace detail
 
-/// DEBUG RELOAD [MERGE|NOFLUSH|NOSAVE ...] | SET-ACTIVE-EXPIRE 0|1 | SLEEP seconds | HELP.
+/// DEBUG RELOAD [MERGE|NOFLUSH|NOSAVE ...] | LOG message | SET-ACTIVE-EXPIRE 0|1 |
+/// SLEEP seconds | HELP.
 inline void debug(command& c) {
     if (c.is(1, "help") && c.argc == 2)
         return c.out.help({"DEBUG <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
                            "RELOAD [option ...]",
                            "    Dump every key and load it back (rebuilding encodings).",
+                           "LOG <message>", "    Write <message> to the server log (none here).",
                            "SET-ACTIVE-EXPIRE <0|1>",
                            "    Setting it to 0 disables expiring keys when they are not accessed.",
                            "SLEEP <seconds>", "    Stop the server for <seconds>.", "HELP",
@@ -410,6 +312,7 @@ inline void debug(command& c) {
         detail::reload_all(c);
         return c.out.ok();
     }
+    if (c.is(1, "log") && c.argc == 3) return c.out.ok();  // a keyspace keeps no log
     if (c.is(1, "set-active-expire") && c.argc == 3) {
         c.state.active_expire = std::atoi(std::string(c[2]).c_str()) != 0;
         return c.out.ok();

@@ -2,7 +2,8 @@
 // SPDX-License-Identifier: MIT
 //
 // Enough of Redis's SET type for sets to be inputs of ZUNION / ZINTER / ZDIFF / ZINTERCARD, with
-// Redis 7.0's t_set.c semantics and encodings (intset / hashtable, see values.hpp).
+// the t_set.c semantics Redis 7.0 and 7.2 share and 7.2's encodings (intset / listpack /
+// hashtable, see values.hpp; keyspace_options::set_encodings picks 7.0's).
 //
 // Thread safety: handlers need exclusive access to the keyspace.
 #ifndef ZSET_REDIS_COMMANDS_SET_HPP
@@ -19,13 +20,15 @@ namespace zset::redis::commands {
 inline void sadd(command& c) {
     auto s = c.find<set_value>(c[1]);
     if (c.wrongtype(s)) return;
+    const set_value::limits limits = redis::detail::set_limits_of(c.state.opts);
     if (s.missing()) {
-        s.entry = &c.state.add(c.db(), c[1], set_value::for_first_member(c[2]));
+        s.entry = &c.state.add(c.db(), c[1], set_value::created(c[2], c.argc - 2, limits));
         s.value = std::get_if<set_value>(&s.entry->value);
+    } else {
+        s.value->reserve_for(c.argc - 2, limits);
     }
     long long added = 0;
-    for (std::size_t j = 2; j < c.argc; ++j)
-        added += s.value->add(c[j], c.state.opts.set_max_intset_entries) ? 1 : 0;
+    for (std::size_t j = 2; j < c.argc; ++j) added += s.value->add(c[j], limits) ? 1 : 0;
     if (added > 0) c.state.modified(c.db(), c[1]);
     c.out.integer(added);
 }
@@ -45,7 +48,7 @@ inline void srem(command& c) {
     c.out.integer(deleted);
 }
 
-/// SMEMBERS key: a set reply (RESP3 "~"), integers ascending for an intset.
+/// SMEMBERS key: a set reply (RESP3 "~"), in the set's order (values.hpp reply_order).
 inline void smembers(command& c) {
     const auto s = c.find<set_value>(c[1]);
     if (c.wrongtype(s)) return;

@@ -21,11 +21,41 @@
 #include "../common.hpp"
 #include "../detail/redis_text.hpp"
 #include "numbers.hpp"
+#include "values.hpp"
 
 namespace zset::redis {
 
 /// Who may run DEBUG (Redis's enable-debug-command).
 enum class debug_access { no, yes, local };
+
+/// The plain-set encoding rules of a Redis version (keyspace_options::set_encodings).
+enum class set_encoding_rules { redis_7_2, redis_7_0 };
+
+/// CPU time and memory of the process hosting a keyspace, as its server measures them (the
+/// library itself uses standard C++ only): INFO's cpu section and used_memory_rss.
+struct process_usage {
+    long long cpu_sys_us = 0;           ///< system CPU time of the process
+    long long cpu_user_us = 0;          ///< user CPU time of the process
+    long long cpu_sys_children_us = 0;  ///< ... of its terminated, waited-for children
+    long long cpu_user_children_us = 0;
+    long long cpu_sys_main_thread_us = 0;  ///< ... of the thread that runs the commands
+    long long cpu_user_main_thread_us = 0;
+    unsigned long long rss_bytes = 0;  ///< resident set size
+};
+
+/// What INFO reports about the process hosting a keyspace, which only its server knows. Each
+/// field is optional: left empty or 0 it is reported as Redis reports what it does not have
+/// (an empty text, 0).
+struct host_info {
+    std::string os;                ///< server: os ("Linux 6.1.0-18-amd64 x86_64", from uname)
+    long long process_id = 0;      ///< server: process_id
+    std::string executable;        ///< server: executable (absolute path)
+    std::string config_file;       ///< server: config_file
+    std::string multiplexing_api;  ///< server: multiplexing_api ("epoll")
+    unsigned long long total_system_memory = 0;  ///< memory: total_system_memory (bytes)
+    /// Read each time INFO reports the cpu section or used_memory_rss; empty: all 0.
+    std::function<process_usage()> usage;
+};
 
 /// Settings of a keyspace (the Redis configuration it emulates). CONFIG SET changes the
 /// modifiable ones at run time; see config_parameters().
@@ -34,8 +64,15 @@ struct keyspace_options {
     std::size_t zset_max_listpack_entries = 128;
     /// zset-max-listpack-value: a set with a longer member is skiplist encoded (default 64).
     std::size_t zset_max_listpack_value = 64;
-    /// set-max-intset-entries: a plain set of integers with more members is a hash table.
+    /// set-max-intset-entries: a plain set of integers with more members is not an intset.
     std::size_t set_max_intset_entries = 512;
+    /// set-max-listpack-entries: a plain set with more members is a hash table (default 128).
+    std::size_t set_max_listpack_entries = 128;
+    /// set-max-listpack-value: a plain set with a longer member is a hash table (default 64).
+    std::size_t set_max_listpack_value = 64;
+    /// Which Redis's plain-set encodings to follow: 7.2's (intset, listpack, hashtable, the
+    /// default) or 7.0's (intset, hashtable; the set-max-listpack-* parameters are then ignored).
+    set_encoding_rules set_encodings = set_encoding_rules::redis_7_2;
     /// databases: how many numbered databases SELECT may choose from (fixed; default 16).
     std::size_t databases = 16;
     /// requirepass: the default user's password; empty = none (every client is authenticated).
@@ -66,6 +103,8 @@ struct keyspace_options {
     /// The clock, in Unix milliseconds (expiry, TTL, blocking timeouts); empty = the system
     /// clock. Tests install a fake one.
     std::function<long long()> clock;
+    /// The process hosting the keyspace, for INFO (a server fills it in).
+    host_info host;
 };
 
 namespace detail {
@@ -77,6 +116,14 @@ inline zset::options zset_options_of(const keyspace_options& o) noexcept {
     z.max_listpack_entries = o.zset_max_listpack_entries;
     z.max_listpack_value = o.zset_max_listpack_value;
     return z;
+}
+
+/// The plain-set thresholds and rules in force.
+inline set_value::limits set_limits_of(const keyspace_options& o) noexcept {
+    if (o.set_encodings == set_encoding_rules::redis_7_0)
+        return set_value::limits::redis_7_0(o.set_max_intset_entries);
+    return set_value::limits{o.set_max_intset_entries, o.set_max_listpack_entries,
+                             o.set_max_listpack_value, true};
 }
 
 /// How a parameter's value is parsed and printed.
@@ -100,7 +147,8 @@ struct config_parameter {
     unsigned long long max = LLONG_MAX;
 };
 
-/// Every parameter CONFIG GET and CONFIG SET know (aliases as their own rows, as Redis 7.0).
+/// Every parameter CONFIG GET and CONFIG SET know (aliases as their own rows, as Redis 7.0 and
+/// 7.2). Those of Redis 7.2 that change a sorted-set or set command's answer are all here.
 inline const config_parameter* config_parameters(std::size_t& count) noexcept {
     using o = keyspace_options;
     static const config_parameter table[] = {
@@ -109,6 +157,8 @@ inline const config_parameter* config_parameters(std::size_t& count) noexcept {
         {"zset-max-listpack-value", config_kind::memory, true, &o::zset_max_listpack_value},
         {"zset-max-ziplist-value", config_kind::memory, true, &o::zset_max_listpack_value},
         {"set-max-intset-entries", config_kind::integer, true, &o::set_max_intset_entries},
+        {"set-max-listpack-entries", config_kind::integer, true, &o::set_max_listpack_entries},
+        {"set-max-listpack-value", config_kind::integer, true, &o::set_max_listpack_value},
         {"databases", config_kind::integer, false, &o::databases, nullptr, nullptr, 1, INT_MAX},
         {"hz", config_kind::integer, true, &o::hz, nullptr, nullptr, 0, INT_MAX},
         {"maxclients", config_kind::integer, true, &o::maxclients, nullptr, nullptr, 1, UINT_MAX},

@@ -127,6 +127,22 @@ inline constexpr std::string_view denied =
     "to do one of the above things in order for the server to start accepting connections from "
     "the outside.";
 
+// ---- scripting (FUNCTION, on a server without engines or libraries) ---------------------------
+inline constexpr std::string_view function_flush_mode =
+    "ERR FUNCTION FLUSH only supports SYNC|ASYNC option";
+inline constexpr std::string_view library_name_missing = "ERR library name argument was not given";
+inline constexpr std::string_view library_not_found = "ERR Library not found";
+inline constexpr std::string_view function_code_missing = "ERR Function code is missing";
+inline constexpr std::string_view library_metadata_missing = "ERR Missing library metadata";
+inline constexpr std::string_view library_metadata_invalid = "ERR Invalid library metadata";
+inline constexpr std::string_view library_name_repeated =
+    "ERR Invalid metadata value, name argument was given multiple times";
+inline constexpr std::string_view library_name_not_given = "ERR Library name was not given";
+inline constexpr std::string_view library_name_invalid =
+    "ERR Library names can only contain letters, numbers, or underscores(_) and must be at least "
+    "one character long";
+inline constexpr std::string_view notbusy = "NOTBUSY No scripts in execution right now.";
+
 // ---- protocol (request parser; Redis closes the connection after each) -----------------------
 inline constexpr std::string_view proto_inline_too_big =
     "ERR Protocol error: too big inline request";
@@ -264,6 +280,23 @@ inline std::string proto_expected_dollar(char got) {
     out += (got == '\r' || got == '\n') ? ' ' : got;
     out += '\'';
     return out;
+}
+
+/// "ERR Engine '<engine>' not found" (FUNCTION LOAD: the library's engine does not exist).
+inline std::string engine_not_found(std::string_view engine) {
+    return detail::with_argument("ERR Engine '", engine, "' not found");
+}
+/// "ERR Unknown argument <arg>" (FUNCTION LIST).
+inline std::string function_list_argument(std::string_view arg) {
+    return detail::with_argument("ERR Unknown argument ", arg, "");
+}
+/// "ERR Unknown option given: <arg>" (FUNCTION LOAD).
+inline std::string function_load_option(std::string_view arg) {
+    return detail::with_argument("ERR Unknown option given: ", arg, "");
+}
+/// "ERR Invalid metadata value given: <part>" (FUNCTION LOAD's "#!<engine> ..." line).
+inline std::string library_metadata_value(std::string_view part) {
+    return detail::with_argument("ERR Invalid metadata value given: ", part, "");
 }
 
 /// "EXECABORT Transaction discarded because of: <error>" (EXEC itself rejected).

@@ -40,7 +40,9 @@
 #define ZSET_REDIS_KEYSPACE_HPP
 
 #include <algorithm>
+#include <chrono>
 #include <cstddef>
+#include <functional>
 #include <initializer_list>
 #include <new>
 #include <stdexcept>
@@ -61,18 +63,54 @@ namespace zset::redis {
 
 namespace detail {
 
+/// The commandstats counters of a command (a row of the table, or a subcommand).
+inline command_counters& counters_of(keyspace_state& st, const command_spec* spec) {
+    const std::less<const command_spec*> before;
+    if (!before(spec, st.commands) && before(spec, st.commands + st.command_count)) {
+        if (st.stats.commands.size() < st.command_count) st.stats.commands.resize(st.command_count);
+        return st.stats.commands[static_cast<std::size_t>(spec - st.commands)];
+    }
+    return st.stats.subcommands[spec];
+}
+
+/// Runs `update`, which changes INFO's statistics; if it runs out of memory the statistics miss
+/// that update and the command goes on (they are not worth an error reply).
+template <class Update>
+void update_stats(Update&& update) noexcept {
+#if ZSET_HAS_EXCEPTIONS
+    try {
+        update();
+    } catch (...) {
+    }
+#else
+    update();
+#endif
+}
+
+/// Microseconds of the steady clock since `t`.
+inline long long micros_since(std::chrono::steady_clock::time_point t) noexcept {
+    return static_cast<long long>(
+        std::chrono::duration_cast<std::chrono::microseconds>(std::chrono::steady_clock::now() - t)
+            .count());
+}
+
 /// Refuses a command before it runs (Redis rejectCommand): inside MULTI it also makes EXEC
-/// fail, and a rejected EXEC always replies EXECABORT (and leaves MULTI).
+/// fail, and a rejected EXEC always replies EXECABORT (and leaves MULTI). The error is counted,
+/// and so is a rejected call of `spec` unless `spec` is only the parent of an unknown subcommand.
 inline void reject(keyspace_state& st, session& s, const command_spec* spec, reply_sink& out,
-                   std::string_view text) {
+                   std::string_view text, bool counted = true) {
+    if (spec != nullptr && counted) update_stats([&] { ++counters_of(st, spec).rejected_calls; });
     if (spec != nullptr && spec->handler == commands::exec) {
         // EXECABORT, in or out of MULTI; Redis's own checks give their text without "ERR ".
         s.multi = session::transaction{};
         if (s.id != 0) st.watches.forget(s.id);
         if (text.substr(0, 4) == "ERR ") text.remove_prefix(4);
-        return out.error(errors::execabort_because(text));
+        const std::string abort = errors::execabort_because(text);
+        update_stats([&] { st.count_errors(error_code(abort)); });
+        return out.error(abort);
     }
     if (s.multi.active) s.multi.failed = true;
+    update_stats([&] { st.count_errors(error_code(text)); });
     out.error(text);
 }
 
@@ -88,7 +126,7 @@ inline const command_spec* resolve(keyspace_state& st, const std::string_view* a
     if (spec->subcommand_count > 0 && argc >= 2) {
         const command_spec* sub = find_subcommand(*spec, argv[1]);
         if (sub == nullptr) {
-            reject(st, s, spec, out, errors::unknown_subcommand(spec->name, argv[1]));
+            reject(st, s, spec, out, errors::unknown_subcommand(spec->name, argv[1]), false);
             return nullptr;
         }
         spec = sub;
@@ -148,8 +186,38 @@ inline exec_result dispatch(keyspace_state& st, const std::string_view* argv, st
     s.last_command.assign(spec->name.data(), spec->name.size());
     s.last_command_ms = st.now;
     command c{argv, argc, spec, s, out, st, result};
+    const long long counted_before = st.errors_counted;  // grows with nested commands'
+    const std::size_t written_before = out.errors_written();
+    const auto start = std::chrono::steady_clock::now();
+    const bool reads =
+        spec->flags.substr(0, 8) == "readonly" || spec->handler == commands::zrangestore<command>;
+    const bool counted_reads = std::exchange(st.count_reads, reads);
+    ++st.depth;
     run_handler(c);
+    --st.depth;
+    st.count_reads = counted_reads;
+    const long long usec = micros_since(start);
     ++st.stats.commands_processed;
+    ++st.stats.commands_in_cycle;
+    if (st.depth == 0) {
+        st.stats.command_duration_us += usec;
+        st.sample_metrics();
+    }
+    // Redis call(): a blocked command is counted when it is served or times out; a command
+    // failed when it replied an error itself (not one of EXEC's queued commands).
+    const long long own = static_cast<long long>(out.errors_written() - written_before) -
+                          (st.errors_counted - counted_before);
+    update_stats([&] {
+        command_counters& counters = counters_of(st, spec);
+        if (own > 0) {
+            st.count_errors(out.last_error_code(), own);
+            ++counters.failed_calls;
+        }
+        if (result.status != exec_status::blocked) {
+            ++counters.calls;
+            counters.usec += usec;
+        }
+    });
     return result;
 }
 
@@ -305,16 +373,53 @@ public:
     /// Redis counterpart: serverCron's activeExpireCycle + clientsCronHandleTimeout.
     template <class Deliver>
     std::size_t cron(Deliver&& deliver) {
+        using clock = std::chrono::steady_clock;
+        const auto start = clock::now();
         state_.now = state_.clock();
+        state_.sample_metrics();
         for (const long long id : state_.blocked.timed_out(state_.now)) {
             detail::blocked_clients::waiter* w = state_.blocked.find(id);
             session& s = *w->sess;
+            if (const command_spec* spec = state_.find_command(w->argv.front()))  // a call
+                detail::update_stats([&] { ++detail::counters_of(state_, spec).calls; });
             state_.blocked.unblock(id);
             std::string bytes;
             append_timeout_reply(bytes, s.proto);
             deliver(s, std::string_view(bytes));
         }
-        return state_.active_expire ? state_.expire_cycle(expire_budget) : 0;
+        std::size_t expired = 0;
+        if (state_.active_expire) {
+            const auto expire_start = clock::now();
+            expired = state_.expire_cycle(expire_budget);
+            state_.stats.expire_cycle_us += detail::micros_since(expire_start);
+        }
+        state_.stats.cron_duration_us += detail::micros_since(start);
+        return expired;
+    }
+
+    // ---- what a server measures, for INFO ---------------------------------------------------
+
+    /// A server reports each read from a client socket: INFO total_net_input_bytes,
+    /// total_reads_processed and instantaneous_input_kbps. No-throw.
+    void record_read(std::size_t bytes) noexcept {
+        state_.stats.net_input_bytes += static_cast<long long>(bytes);
+        ++state_.stats.reads_processed;
+    }
+    /// ... and each write to one: total_net_output_bytes, total_writes_processed. No-throw.
+    void record_write(std::size_t bytes) noexcept {
+        state_.stats.net_output_bytes += static_cast<long long>(bytes);
+        ++state_.stats.writes_processed;
+    }
+    /// ... and each run of its event loop (one wait for events and the work it brought), with its
+    /// duration: eventloop_cycles, eventloop_duration_sum and the instantaneous eventloop
+    /// metrics, and INFO debug's maxima. No-throw.
+    void record_event_loop(long long duration_us) noexcept {
+        detail::server_stats& st = state_.stats;
+        ++st.eventloop_cycles;
+        st.eventloop_duration_us += duration_us;
+        st.eventloop_duration_max_us = std::max(st.eventloop_duration_max_us, duration_us);
+        st.commands_per_cycle_max = std::max(st.commands_per_cycle_max, st.commands_in_cycle);
+        st.commands_in_cycle = 0;
     }
 
     /// Milliseconds until cron() has something to do (a blocked client's deadline, or the next

@@ -32,6 +32,13 @@
 
 namespace zset::redis {
 
+/// The code INFO's error statistics file an error reply under (Redis afterErrorReply): its first
+/// word when a space ends it within the first 31 bytes, "ERR" otherwise.
+inline std::string_view error_code(std::string_view text) noexcept {
+    const std::size_t space = text.substr(0, 31).find(' ');
+    return space == std::string_view::npos ? std::string_view("ERR") : text.substr(0, space);
+}
+
 /// The interface command handlers write replies to (see the file comment for the contract).
 class reply_sink {
 public:
@@ -78,9 +85,26 @@ public:
         for (const std::string_view l : lines) simple(l);
     }
 
+    /// Error replies written so far, and the code of the last one (error_code()): what INFO's
+    /// error statistics count. resp_sink and tree_sink keep them; another sink may not.
+    std::size_t errors_written() const noexcept { return errors_; }
+    std::string_view last_error_code() const noexcept { return {code_, code_len_}; }
+
+protected:
+    /// Counts an error reply (call from error()).
+    void note_error(std::string_view text) noexcept {
+        const std::string_view code = error_code(text);
+        ++errors_;
+        code_len_ = code.size();
+        for (std::size_t i = 0; i < code_len_; ++i) code_[i] = code[i];
+    }
+
 private:
     protocol proto_;
     format_style style_;
+    std::size_t errors_ = 0;
+    char code_[32] = {};
+    std::size_t code_len_ = 0;
 };
 
 /// Streams replies as RESP bytes into a caller's std::string.
@@ -90,7 +114,10 @@ public:
         : reply_sink(proto, style), out_(out) {}
 
     void simple(std::string_view t) override { append_simple(out_, t); }
-    void error(std::string_view t) override { append_error(out_, t); }
+    void error(std::string_view t) override {
+        note_error(t);
+        append_error(out_, t);
+    }
     void integer(long long v) override { append_integer(out_, v); }
     void bulk(std::string_view b) override { append_bulk(out_, b); }
     void null() override { append_null(out_, proto()); }
@@ -113,7 +140,10 @@ public:
     using reply_sink::reply_sink;
 
     void simple(std::string_view t) override { put(reply::simple(std::string(t))); }
-    void error(std::string_view t) override { put(reply::error(std::string(t))); }
+    void error(std::string_view t) override {
+        note_error(t);
+        put(reply::error(std::string(t)));
+    }
     void integer(long long v) override { put(reply::integer(v)); }
     void bulk(std::string_view b) override { put(reply::bulk(std::string(b))); }
     void null() override { put(reply::null()); }

@@ -1,12 +1,14 @@
 // zset::redis — a stored value to and from a DUMP payload (DUMP, RESTORE and DEBUG RELOAD).
 // SPDX-License-Identifier: MIT
 //
-// DUMP writes a value in its current encoding, as Redis 7.0 does: a sorted set as ZSET_LISTPACK
-// or ZSET_2, a plain set as SET_INTSET or SET, a string as STRING (RDB version 10). Loading
-// follows Redis 7.0's rdbLoadObject: a listpack / ziplist sorted set stays a listpack unless it
-// has more than zset-max-listpack-entries elements (member lengths are not checked), a ZSET_2 /
-// ZSET payload becomes a listpack when it fits both thresholds, and a plain set is an intset when
-// all its members are integers and there are at most set-max-intset-entries of them.
+// DUMP writes a value in its current encoding, as Redis does: a sorted set as ZSET_LISTPACK or
+// ZSET_2, a plain set as SET_INTSET or SET, a string as STRING, all at RDB version 10 (Redis 7.0,
+// which every Redis >= 7.0 restores), and a listpack set as SET_LISTPACK at RDB version 11, as
+// Redis 7.2 writes it (the type has no older form). Loading follows rdbLoadObject: a listpack /
+// ziplist sorted set stays a listpack unless it has more than zset-max-listpack-entries elements
+// (member lengths are not checked), a ZSET_2 / ZSET payload becomes a listpack when it fits both
+// thresholds (Redis 7.0 and 7.2 agree), and a plain set loads by Redis 7.2's rules
+// (set_value::loaded, values.hpp) with the set thresholds and rules in force.
 //
 // Thread safety: pure functions. Exceptions: std::bad_alloc.
 #ifndef ZSET_REDIS_VALUE_CODEC_HPP
@@ -42,13 +44,19 @@ std::string dump_zset(const Set& z, std::uint16_t rdb_version = codec::rdb_versi
     return zset::dump(z, opt);
 }
 
-/// The DUMP payload of a value, in its current encoding (RDB version 10, as Redis 7.0).
+/// The DUMP payload of a value, in its current encoding (see the file comment).
 inline std::string dump_value(const value& v) {
     constexpr std::uint16_t version = codec::rdb_version_redis_7_0;
     if (const auto* z = std::get_if<zset_value>(&v)) return dump_zset(*z, version);
     if (const auto* s = std::get_if<set_value>(&v)) {
-        if (s->object_encoding() == set_value::encoding::hashtable)
+        switch (s->object_encoding()) {
+        case set_value::encoding::hashtable:
             return codec::dump_set_object(s->members(), version);
+        case set_value::encoding::listpack:
+            return codec::dump_set_listpack_object(s->reply_order(), codec::rdb_version_redis_7_2);
+        case set_value::encoding::intset:
+            break;
+        }
         std::vector<std::int64_t> ints;
         ints.reserve(s->size());
         for (const std::string_view m : s->reply_order())
@@ -82,9 +90,11 @@ Set load_zset(codec::object_payload& obj, const zset::options& thresholds) {
 
 /// The plain set a payload's members load as.
 inline set_value load_set(const codec::object_payload& obj, const keyspace_options& o) {
-    set_value s = set_value::for_first_member(obj.members.front());
-    for (const std::string& m : obj.members) s.add(m, o.set_max_intset_entries);
-    return s;
+    const auto type = static_cast<codec::object_type>(obj.rdb_type);
+    const auto form = type == codec::object_type::set_intset     ? set_value::payload_form::intset
+                      : type == codec::object_type::set_listpack ? set_value::payload_form::listpack
+                                                                 : set_value::payload_form::plain;
+    return set_value::loaded(form, obj.members, set_limits_of(o));
 }
 
 /// Decodes a payload into a value, or returns nullopt with Redis's RESTORE error in `error`.

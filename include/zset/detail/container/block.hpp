@@ -20,32 +20,32 @@
 //   bucket starts; a lookup compares one bucket's entries in one step. Larger blocks (listpack
 //   thresholds above 128) keep a 16-bit fingerprint beside each position instead, in order, and
 //   compare all of them 16 at a time. The table replaced those fingerprints at every size up to
-//   128 in 0.3 (docs/benchmarks.md, "A bucket table of ranked entries"): ZSCORE at n = 100 hit
-//   9.2 -> 7.4 ns, miss 5.3 -> 4.7 (skiplist mode 8.6 / 4.7), at 24.0 bytes a member against
-//   23.84 (the 17 starts). A table block keeps its entries' offset in its header (table_at), so
-//   a lookup finds them in 2 instructions instead of 6; a block whose entries would lie past
-//   128 KiB (members of about 1 KiB) keeps parallel fingerprints instead. History of the
-//   fingerprints: with 8 bits, a miss at n = 100 met a false candidate 0.39 times, so whether it
-//   had one was a coin flip, and the scan tested the first candidate without that branch: every
-//   miss read the order array and a record after the scan. With 16 a miss met one 0.0015 times and
-//   ended at the scan (ZSCORE hit 12.6-13.3 -> 8.6-8.9 ns, miss 9.4-9.9 -> 5.2-5.4). A 256-bit
-//   "fingerprint present" filter in front of the 8-bit scan was tried (32 bytes): fewer
-//   instructions, no faster (docs/benchmarks.md, "Reverse ranges from their end"). Earlier
-//   alternatives, against the 8-bit scan: a hashed table in their place (a member in the less full
-//   of two 16-slot groups of control and position bytes, both groups read) measured faster than
-//   skiplist mode at n = 50-128 (ZSCORE at 100: hit 14.5 against 16.9 ns, miss 8.4 against 10.7),
-//   but takes 256 bytes at n = 100 against the fingerprints' 100: 25.3 bytes a member, over the
-//   24-byte target, unless the set object and the growth slack give back ~130 bytes
-//   (docs/benchmarks.md, "A hashed index for listpack mode, measured";
-//   bench/probes/listpack_index.cpp). Faster still, and never rebuilt as the block grows: the
-//   entries sorted into 32 buckets, a control and a position byte each (one 16-byte compare a
-//   lookup; at 100: 0.45-0.50x skiplist mode's hit, 0.42-0.46x its miss, +6 ns an insert in the
-//   probe), at 25.1 bytes a member with the set object as it was ("A bucketed index for listpack
-//   mode"). Since the object shrank to 32 bytes a 16-bucket table fits (23.92 a member), and built
-//   into this block it made ZSCORE at 100 12.9 / 9.6 ns a hit / miss against 20.8 / 15.5; but its
-//   position bytes are ranks, so every insert and erase rewrites those after it and an erase first
-//   searches for its entry: ZREM 49 -> 86 ns, ZPOPMIN 55 -> 95, four rows lost for four won ("The
-//   set object at 32 bytes, and a bucketed index in the block"; branch wip/bucketed-listpack).
+//   128 in 0.2.0: both ZSCORE hits and misses at n = 100 got faster, for 17 bytes a block (the
+//   bucket starts; docs/design-log.md, "A bucket table of ranked entries"). A table block keeps its
+//   entries' offset in its header (table_at), so a lookup finds them without computing it; a
+//   block whose entries would lie past 128 KiB (members of about 1 KiB) keeps parallel
+//   fingerprints instead. History of the fingerprints: with 8 bits, a miss at n = 100 expected
+//   100/256 false candidates, so whether it had one was a coin flip, and the scan tested the
+//   first candidate without that branch: every miss read the order array and a record after
+//   the scan. With 16 bits a miss expects 100/65536 and ends at the scan, which made hits and
+//   misses both markedly faster (docs/design-log.md, "Sixteen-bit fingerprints in listpack
+//   mode"). A 256-bit "fingerprint present" filter in front of the 8-bit scan was tried (32
+//   bytes): fewer instructions, no faster (docs/design-log.md, "Reverse ranges from their end").
+//   Earlier alternatives, against the 8-bit scan: a hashed table in their place (a member in
+//   the less full of two 16-slot groups of control and position bytes, both groups read) was
+//   faster than skiplist mode at n = 50-128, but takes 256 bytes at n = 100 against the
+//   fingerprints' 100, over the 24-bytes-a-member target unless the set object and the growth
+//   slack gave bytes back (docs/design-log.md, "A hashed index for listpack mode, measured").
+//   Faster still, and never rebuilt as the block grows: the entries sorted into 32 buckets, a
+//   control and a position byte each (one 16-byte compare a lookup), still over the target
+//   with the set object as it was ("A bucketed index for listpack mode"). Once the object
+//   shrank to 32 bytes a 16-bucket table fit, and built into this block it made ZSCORE at 100
+//   much faster; but its position bytes are ranks, so every insert and erase rewrote those
+//   after it and an erase first searched for its entry: ZREM and ZPOPMIN got much slower, four
+//   rows lost for four won ("The set object at 32 bytes, and a bucketed index in the block";
+//   branch wip/bucketed-listpack). The bucket table keeps a one-step lookup and does that
+//   upkeep in one pass, an erase given the entry its lookup found (bucket_table.hpp; "The set
+//   object at 24 bytes, and where the bucketed table's upkeep goes").
 //
 // Record formats:
 //   byte strings (Member = std::string): [score][length byte][member bytes], packed (scores are
@@ -118,7 +118,7 @@ public:
     using view = member_view_t<Member>;
     using size_type = std::size_t;
     using ref_type = std::uint16_t;
-    /// A member's 16-bit listpack fingerprint (sorted_set::listpack_fingerprint), beside each
+    /// A member's 16-bit listpack fingerprint (set_engine::listpack_fingerprint), beside each
     /// element of a listpack-mode block without a bucket table.
     using fingerprint_type = std::uint16_t;
     static constexpr size_type npos = ~size_type{0};
@@ -183,9 +183,9 @@ private:
                    : parallel_fingerprints;
     }
     /// Where the lookup array (a table's entries, or the fingerprints) starts. A table block
-    /// keeps it in its header (table_at): a lookup then finds its entries in 2 instructions
-    /// instead of 6 (with the bucket table's bucket index widened to size_t, ZSCORE at n = 100
-    /// in callgrind: a hit 111 -> 106 instructions, a miss 85 -> 79).
+    /// keeps it in its header (table_at): a lookup then loads its entries' place instead of
+    /// computing it from the capacity and the area, which shortened every listpack-mode lookup
+    /// (docs/design-log.md, "A one-multiply fingerprint for listpack mode").
     static size_type table_offset(size_type cap, size_type area) noexcept {
         return order_offset(area) + cap * sizeof(std::uint16_t);
     }
@@ -360,9 +360,9 @@ public:
             const unsigned char* p = record(r) + sizeof(Score);
             // Marked likely so that a short member falls through: unmarked, g++ made the short
             // case the taken jump over the long case's load, and a walk's loop took two taken
-            // branches an element instead of one. The suite's walks, two alternated rounds:
-            // iterate at 10^3 550 -> 517 ns, at 10^5 82 -> 73 us; range_by_rank at 10^3 95 -> 85
-            // ns; at 100 in listpack mode iterate 66-75 -> 49 ns (see docs/benchmarks.md).
+            // branches an element instead of one, which slowed every walk, most in listpack
+            // mode (docs/design-log.md, "One taken branch an element, and pops that request
+            // their index entry early").
             if (ZSET_LIKELY(*p != long_length))
                 return view(reinterpret_cast<const char*>(p + 1), *p);
             std::uint32_t n;
@@ -431,7 +431,8 @@ public:
 
     /// Whether a search expects the block in cache; a cold search first requests the whole
     /// block, then the records it may probe next (they are scattered in the area), which pays
-    /// off only on cache misses (ZCOUNT at 10^6: 2349 / 3211 -> 1992 / 1853 ns, two A/B rounds).
+    /// off only on cache misses (docs/design-log.md, "The leads kept from 0.1.0, re-measured
+    /// against the 0.1.0 binary").
     /// A hot block (a set small enough to sit in L1) is searched as a cached one, except that
     /// lower_bound lets its comparisons branch (see there).
     enum class search { hot, cached, cold };
@@ -508,12 +509,12 @@ public:
     ///
     /// Outside a hot block, scores first, by a predicate the compiler turns into a conditional
     /// move: one that also compared members became a branch on each score comparison,
-    /// mispredicted half the time (4.5 a search, the largest share of the ~15 a ZADD of a new
-    /// member at 10^3 took; callgrind --branch-sim); members are then compared only among the
-    /// scores equal to s. The conditional moves make each step wait for its record, which a
-    /// hot block (every record in L1) pays more for than for the mispredictions: score
-    /// updates, alternated suite rounds, 66 -> 75 ns at 100 members, 124 -> 114 at 200,
-    /// 144 -> 133 at 10^3, 490 -> 430 at 10^5 (sorted_set::search_mode draws the line).
+    /// mispredicted half the time (the largest share of a ZADD's mispredictions, by callgrind
+    /// --branch-sim); members are then compared only among the scores equal to s. The
+    /// conditional moves make each step wait for its record, which a hot block (every record in
+    /// L1) pays more for than for the mispredictions: score updates got slower at 100 members
+    /// and faster from 200 on (docs/design-log.md, "Tombstones dropped in place, and block
+    /// searches by conditional moves"; set_engine::search_mode draws the line).
     template <class Compare>
     ZSET_ALWAYS_INLINE size_type lower_bound(Score s, view m, const Compare& less,
                                              search mode = search::cached) const {
@@ -781,7 +782,7 @@ public:
 private:
     /// Gives `to` (empty of lookup entries, at least old's capacity) old's member lookup. A
     /// table block grown into parallel fingerprints keeps the table's 12 bits a fingerprint
-    /// (the set re-fingerprints it: sorted_set::make_listpack_room).
+    /// (the set re-fingerprints it: set_engine::make_listpack_room).
     static void copy_lookup(block old, block to) noexcept {
         const size_type n = old.size();
         if (!old.fingerprinted() || !to.fingerprinted()) return;

@@ -2,11 +2,11 @@
 // positions: 2-byte entries sorted into 16 buckets by their member's hash.
 // SPDX-License-Identifier: MIT
 //
-// A listpack-mode block (block.hpp) finds a member by its hash. Until 0.3 it kept a 16-bit
+// A listpack-mode block (block.hpp) finds a member by its hash. Before 0.2.0 it kept a 16-bit
 // fingerprint beside each position and compared all of them: at n = 100 sixteen 8-lane compares
-// a lookup, which left ZSCORE in listpack mode 7-13% slower than skiplist mode's one probe of
-// its hash index (docs/benchmarks.md, "Sixteen-bit fingerprints in listpack mode"). This table
-// takes the same two bytes a position (plus 17 bytes a block) and is read in one step:
+// a lookup, which left ZSCORE in listpack mode slower than skiplist mode's one probe of its hash
+// index (docs/design-log.md, "Sixteen-bit fingerprints in listpack mode"). This table takes the
+// same two bytes a position (plus 17 bytes a block) and is read in one step:
 //
 //   entries: u16 x capacity, grouped by bucket (the fingerprint's top 4 bits), in any order
 //            within a bucket; an entry is check | position: 9 more bits of the fingerprint
@@ -20,29 +20,31 @@
 // holds 6.25 entries on average, so a miss meets an entry with its check bits 1.2% of the time
 // (random members; 2.4% with the earlier 8-bit check) and a bucket longer than 16, which
 // takes a loop, appears 0.07% of the time (0.4% at 128). A false candidate is rare, so the
-// branch on it mispredicts: ~45 cycles each at n = 100 (the suite's misses, member:500 ..
-// member:599, with and without the 2 that meet one: 4.30 against 4.03 ns a miss;
-// docs/benchmarks.md, "A one-multiply fingerprint for listpack mode"). ZSCORE at n = 100
-// (callgrind, bench/probes/lookup_cost.cpp): a hit 190 -> 117 instructions, a miss 129 -> 99, and
-// with the lookup inlined into sorted_set::find_score 112 / 90; with the entries' place in the
-// block header (block.hpp) and the fingerprint of sorted_set::listpack_fingerprint 106 / 79.
+// branch on it mispredicts, which costs such a miss more than the rest of its work
+// (docs/design-log.md, "A one-multiply fingerprint for listpack mode"). Against the
+// fingerprints it took a lookup far fewer instructions, fewer again once inlined into
+// set_engine::find_score, with its entries' place in the block header (block.hpp) and with
+// the fingerprint of set_engine::listpack_fingerprint (docs/design-log.md, "A bucket table of
+// ranked entries").
 //
 // What it costs: the positions are ranks, so inserting or erasing at position p adds or
 // subtracts one from every entry's position past p: one pass of 8-entry steps over the entries,
 // which also moves them to open or close the entry's slot (no memmove), and an erase by
 // position first needs its entry (the caller passes the one its lookup found; a pop hashes its
-// member to find it in one bucket). bench/probes/listpack_churn.cpp at n = 100: ZREM 24 -> 38-40
-// ns, ZADD of a new member 55-61 -> 72-79, score update 43-46 -> 43-47; in the suite these rows
-// stay faster than skiplist mode's and the Redis-style peer's (docs/benchmarks.md). The earlier
-// bucketed table (control and position bytes in two arrays, branch wip/bucketed-listpack) did
-// the same upkeep bucket by bucket and a search per erase: ZREM 49 -> 86 ns.
+// member to find it in one bucket). That upkeep made ZREM and ZADD of a new member at n = 100
+// slower and left score updates as they were; in the suite these rows stay faster than
+// skiplist mode's and the Redis-style peer's (docs/design-log.md, "A bucket table of ranked
+// entries"). The earlier bucketed table (control and position bytes in two arrays, branch
+// wip/bucketed-listpack) did the same upkeep bucket by bucket and a search per erase, which cost
+// ZREM far more ("The set object at 32 bytes, and a bucketed index in the block").
 //
 // Caveats: 7 position bits bound the table to 128 positions (a block with more, from larger
 // listpack thresholds, keeps parallel fingerprints, and a block that grows past 128 gets its
-// whole fingerprints back: sorted_set::refingerprint_listpack); an entry keeps 13 of the 16
+// whole fingerprints back: set_engine::refingerprint_listpack); an entry keeps 13 of the 16
 // fingerprint bits (kept_fingerprint), which is all a table lookup compares. Positions sit in
 // the low bits, so the upkeep passes mask them before comparing (one AND per 8 entries). The 17
-// starts put a 100-member listpack set at exactly 24.0 bytes a member, the target's limit.
+// starts put a 100-member listpack set at exactly 24.0 bytes a member, the target's limit (the
+// suite's memory/zset/100 row).
 #ifndef ZSET_DETAIL_CONTAINER_BUCKET_TABLE_HPP
 #define ZSET_DETAIL_CONTAINER_BUCKET_TABLE_HPP
 
@@ -79,9 +81,9 @@ public:
     /// The entries among the first 16 of fp's bucket that carry its check bits: bit i of
     /// `mask` for entry `first + i`; the bucket ends at `end` (one longer than 16 continues
     /// past them). The mask is limited to the bucket before anyone tests it: tested raw (empty
-    /// for ~96% of misses at n = 100, the rest matching a later bucket's entry), a miss ran 5
-    /// fewer instructions and took 5.5-5.7 ns instead of 4.8 (the branch on the raw mask
-    /// mispredicts for those 4%).
+    /// for ~96% of misses at n = 100, the rest matching a later bucket's entry), a miss ran a
+    /// few instructions fewer and took longer, as the branch on the raw mask mispredicts for
+    /// those 4% (docs/design-log.md, "A bucket table of ranked entries").
     struct candidates {
         unsigned mask;
         std::size_t first, end;

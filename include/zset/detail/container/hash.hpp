@@ -8,14 +8,14 @@
 //
 // A listpack-mode block needs only a 16-bit fingerprint a member (13 bits of it in a bucket
 // table). For byte strings of at most 16 bytes (compared as bytes) it is short_bytes_fingerprint:
-// the words hash_bytes would load, folded through one multiply instead of two, which takes ~5
-// cycles off the chain of dependent steps a lookup waits for and made listpack mode's ZSCORE at
-// n = 100 as fast as skiplist mode's (docs/benchmarks.md, "A one-multiply fingerprint for
-// listpack mode"). Over random members its buckets fill as a random function's would; over
-// numbered members ("member:0", "member:1", ...) more evenly, as multiplicative hashing spreads a
-// sequence. Caveat: it is not seeded and not the set's Hash, so members crafted to share it all
-// fall in one bucket; a listpack-mode set is at most 128 members by default, where that costs a
-// scan of the set, as Redis's listpack always does.
+// the words hash_bytes would load, folded through one multiply instead of two, which takes a
+// multiply's latency off the chain of dependent steps a lookup waits for and made listpack
+// mode's ZSCORE at n = 100 as fast as skiplist mode's (docs/design-log.md, "A one-multiply
+// fingerprint for listpack mode"). Over random members its buckets fill as a random function's
+// would; over numbered members ("member:0", "member:1", ...) more evenly, as multiplicative hashing
+// spreads a sequence. Caveat: it is not seeded and not the set's Hash, so members crafted to share
+// it all fall in one bucket; a listpack-mode set is at most 128 members by default, where that
+// costs a scan of the set, as Redis's listpack always does.
 #ifndef ZSET_DETAIL_CONTAINER_HASH_HPP
 #define ZSET_DETAIL_CONTAINER_HASH_HPP
 
@@ -28,8 +28,8 @@
 #include "../../common.hpp"
 
 // The function objects the container names: std::hash, std::equal_to<> and std::less<>. In C++17
-// <functional> also brings std::function, the searchers and <unordered_map>: 0.05 s, 8% of the
-// time g++ 12 takes to parse a TU using the container (docs/benchmarks.md, "Compile time").
+// <functional> also brings std::function, the searchers and <unordered_map>: a noticeable share
+// of the time g++ takes to parse a TU using the container (docs/benchmarks.md, "Compile time").
 // libstdc++ keeps these three in two small headers (which its <string> includes anyway): they
 // are included instead.
 #if defined(__GLIBCXX__) && __has_include(<bits/stl_function.h>) && \
@@ -136,8 +136,8 @@ ZSET_ALWAYS_INLINE std::uint64_t mix_integer(std::uint64_t v) noexcept {
 /// enough for a listpack-mode block's fingerprints, which keep 13. The last word is rotated
 /// before the words are combined: from 9 to 15 bytes they overlap, and unrotated the shared
 /// bytes would cancel. Multiplying the two words instead (as hash_bytes's first step does) and
-/// keeping the top bits clustered numbered members: at n = 100, buckets of up to 22 where a
-/// random function gives 11 (docs/benchmarks.md, "A one-multiply fingerprint for listpack mode").
+/// keeping the top bits clustered numbered members: at n = 100, largest buckets about twice a
+/// random function's (docs/design-log.md, "A one-multiply fingerprint for listpack mode").
 ZSET_ALWAYS_INLINE std::uint16_t short_bytes_fingerprint(const void* data,
                                                          std::size_t len) noexcept {
     const short_words w = load_short(static_cast<const unsigned char*>(data), len);

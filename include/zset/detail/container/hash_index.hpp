@@ -17,20 +17,18 @@
 //   third tag bytes: bits 16-23 of the tag, in tables of under 512 slots only (see below).
 // 9 bytes a slot in all, as the former 4-byte tags + 5-byte refs; growth fills the table to
 // 7/8 and grows it by 1/8, so the load stays within 0.78-0.875 and the index costs 10.3-11.6
-// bytes per member (10.99 at 10^6). Measured alternatives: one array of 8-byte (tag, address)
-// slots doubled the probed bytes and a dependent probe at 10^6 went from 17-24 ns to ~150 ns;
-// 15/16 load saves ~0.7 byte but an insert shifted 118 slots on average against 28 at 7/8.
+// bytes per member. Measured alternatives: one array of 8-byte (tag, address) slots doubled
+// the probed bytes and made a dependent probe at 10^6 several times slower; a 15/16 load saves
+// under a byte a member but makes an insert shift several times as many slots (docs/design-log.md,
+// "Why this layout (0.2.0)").
 //
 // Why 2-byte keys: at 10^7 members the probed array is 23 MB, inside this machine class's 32 MB
 // L3 (the 4-byte tags were 46 MB, absl::flat_hash_map's control bytes 16 MB). Random probes of
-// a bare array (a pooled string's hash, then one SIMD step at its home;
-// bench/probes/probe_width.cpp, four rounds) took 82-98 ns at 4 bytes a slot, 64-78 at 2 and
-// 42-65 at absl's 1 byte. ZSCORE miss at 10^7 in the suite, four alternating rounds of the two
-// headers (`ZSET_BENCH_SIZES=... zset_bench --benchmark_filter='^zscore_(hit|miss)/(zset|absl)/'`):
-// 36-68 ns (absl in the same runs 17-65; ratios 1.05-2.09) -> 22-49 ns (absl 19-42; 0.86-1.32).
-// Caveat: the four full runs after the change read 1.79, 1.24, 1.11 and 0.79 (28.2, 20.6, 26.1
-// and 17.7 ns against absl's 15.8, 16.6, 23.7 and 22.4): absl's 16 MB stay in a busy L3 more
-// often than 23 MB do.
+// a bare array (a pooled string's hash, then one SIMD step at its home) were the faster the
+// narrower its slots, and with 2-byte keys ZSCORE misses at 10^7 went from well behind absl's
+// to about even with them. Caveat: from one full run to the next that ratio still swings
+// widely: absl's 16 MB stay in a busy L3 more often than 23 MB do (docs/design-log.md, "Why
+// this layout (0.2.0)").
 //
 // Placement is linear probing from the home slot `tag * capacity >> 32` (a multiply, not a
 // mask, so any capacity works), with every run of occupied slots kept sorted by tag. Because the
@@ -43,14 +41,14 @@
 //   * a probe compares keys only, 16 slots per SIMD step (two 8-lane compares against wanted
 //     keys that fall by 256 a slot): the first key equal to the wanted one is the candidate,
 //     and a key not below it with none equal before ends a miss (see first_with_key): no
-//     loop-exit branch to mispredict at 7/8 load (a scalar loop mispredicted 0.84 times per
-//     lookup, callgrind --branch-sim), no key read twice. Per ZSCORE in a 10^3-member set
-//     (callgrind, bench/probes/lookup_cost.cpp, with the benchmark loop): a hit 105
-//     instructions, a miss 81.5, under 0.01 mispredicted branches either way (the Redis-style
-//     peer: 122 and 66). Before, the probe found the first key not below the wanted one and a
-//     scalar loop read the keys again from there, and the record's fields took two loads and
-//     five shifts: 146 and 106. Measured alternative: starting the steps on a 64-byte boundary
-//     made a miss 2 ns slower in cache (with the 4-byte tags);
+//     loop-exit branch to mispredict at 7/8 load (a scalar loop mispredicted nearly once a
+//     lookup, by callgrind --branch-sim), no key read twice: a ZSCORE hit at 10^3 runs fewer
+//     instructions than the Redis-style peer's, with almost no mispredicted branches. Before,
+//     the probe found the first key not below the wanted one and a scalar loop read the keys
+//     again from there, and the record's fields took two loads and five shifts, a third more
+//     instructions (docs/design-log.md, "Candidates from the probe's equal keys, and one loop
+//     for both modes"). Measured alternative: starting the steps on a 64-byte boundary made a
+//     miss slower in cache (with the 4-byte tags);
 //   * growth is one sequential pass (entries are already in order; no member is re-hashed);
 //   * the entries whose tags lie in [t0, t1] are one contiguous stretch, which makes the ZSCAN
 //     cursor (a tag) exact while the table grows or shrinks.
@@ -63,39 +61,37 @@
 //
 // Runs never wrap around: a few extra slots follow the last home slot, and an insertion that
 // would run past them grows the table instead; so does one that would put an entry more than
-// 253 slots past its home (the key's high byte). At 7/8 load the farthest entry sits 34 slots
-// from home in 4,096-slot tables (worst of 200 random fills), 52 at 10^6 slots and 47 at
-// 1.15 * 10^7 (worst of 5; bench/probes/displacement.cpp), so only members sharing one 32-bit
-// tag reach it: 255 of them cannot be placed at any size, and the insert of the 255th throws
+// 253 slots past its home (the key's high byte). At 7/8 load the farthest entry of random
+// fills sits a few dozen slots from home, from 4,096-slot tables to 10^7 slots
+// (docs/design-log.md, "Why this layout (0.2.0)"), so only members sharing one 32-bit tag
+// reach it: 255 of them cannot be placed at any size, and the insert of the 255th throws
 // std::length_error (the hash is mixed first, so it takes a Hash that gives 255 members one
 // value). An erase never moves an entry: it empties its
 // slot when no displaced entry follows, and leaves a tombstone otherwise; an insert next to a
 // tombstone revives it in place, and the insert that finds the table full of them drops the
-// rest in one pass over the table, in place (drop_tombstones). Measured alternatives
-// (callgrind, bench/probes/pop_cost.cpp): shifting the whole run back cost 2624 instructions
-// per pop + re-add against 2015 for shifting at most 8 entries, and that bound cost 911
-// instructions and 1.84 mispredicted branches per ZPOPMIN at 10^3 against 807 and 0.66 for
-// never shifting. Caveat: 24-bit node ids bound a set to 2^24 blocks (2^30 to 2^31 elements,
+// rest in one pass over the table, in place (drop_tombstones). Measured alternatives, by
+// instructions and mispredicted branches per ZPOPMIN: shifting the whole run back cost the
+// most, shifting at most 8 entries less, never shifting least (docs/design-log.md, "Why this
+// layout (0.2.0)"). Caveat: 24-bit node ids bound a set to 2^24 blocks (2^30 to 2^31 elements,
 // blocks being half to fully used).
 //
 // Measured alternatives for ZSCORE miss at 10^7 while the probed array was the 46 MB of 4-byte
 // tags:
 //   * a blocked Bloom filter of 5 bits per member (6.25 MB, 9.4% false positives) in front of
-//     the index (bench/probes/miss_filter.cpp) took a miss at 10^7 from 27-30 to 16 ns (absl:
-//     15) but a hit from 238-260 to 377-400 ns (absl: 102-110), and at 10^6 a hit from 162-163
-//     to 253-283 ns: its extra work leaves less room to overlap a hit's dependent misses;
-//   * prefetching the refs at the home slot alongside the tag probe (tables past 1 MB) took a
-//     hit at 10^6 from 163-178 to 125-146 ns and ZRANK from 618-653 to 424-469 ns, but a miss
-//     from 11.7-13.4 to 13.6-34.8 ns (absl: 10.2-11.8): one more line per miss, which the miss
-//     target (1.2x absl) cannot afford;
+//     the index made a miss at 10^7 as fast as absl's but a hit at 10^6 and 10^7 much slower:
+//     its extra work leaves less room to overlap a hit's dependent misses;
+//   * prefetching the refs at the home slot alongside the tag probe (tables past 1 MB) made
+//     hits and ZRANK at 10^6 faster but misses slower and far more variable: one more line per
+//     miss, which the miss target (1.2x absl) cannot afford;
 //   * a 1-byte control array (7 tag bits and a live bit; 12 MB at 10^7) beside 8-byte entries
 //     (the other 24 tag bits and the address): with no order in the probed bytes a miss must
 //     reach the first empty slot, past the first 32 about half the time at 7/8 load, so a miss
-//     in cache mispredicted 0.79 branches against under 0.001 and took 14 ns against 6.8 at
-//     10^3 (absl: 5.5-6.9), and at 10^7 it was no better (131 and 68 ns against 71 and 65);
+//     in cache mispredicted most of the time and took twice as long at 10^3, and at 10^7 it
+//     was no better;
 //   * huge pages for the table (madvise, granted by the kernel): no change beyond the noise at
 //     10^7, so the cost was the L3's capacity, not the TLB.
-// The 2-byte keys keep the order the 1-byte control array lacked in the bytes it saves.
+// The 2-byte keys keep the order the 1-byte control array lacked in the bytes it saves
+// (docs/design-log.md, "Why this layout (0.2.0)").
 #ifndef ZSET_DETAIL_CONTAINER_HASH_INDEX_HPP
 #define ZSET_DETAIL_CONTAINER_HASH_INDEX_HPP
 

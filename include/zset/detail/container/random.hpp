@@ -3,7 +3,7 @@
 // SPDX-License-Identifier: MIT
 //
 // Why not <random> (std::uniform_int_distribution) and std::shuffle: <random> is one of the
-// largest standard headers (0.05 s, 8% of the time g++ 12 takes to parse a TU using the
+// largest standard headers (a noticeable share of the time g++ takes to parse a TU using the
 // container), which every translation unit would parse for one function that most programs
 // never call (docs/benchmarks.md, "Compile time"). A caller of random_members already has its
 // generator's header.

@@ -4,10 +4,10 @@
 //
 // Why it exists: ZRANK finds the member's block through the index, and then needs the number of
 // elements in the blocks before it. The skiplist's spans give that by walking forward and up to
-// the end of the list, about 3 hops a level at p = 1/4: 4.3 hops for the 11 blocks of a
-// 10^3-member set (283 instructions and 2.3 mispredicted branches per ZRANK against ZSCORE's
-// 161 and none, callgrind), 19 at 10^6 and 23 at 10^7, where each hop is a cache miss of 80-90
-// ns (bench/probes/rank_walk.cpp). Here a leaf holds up to 32 (block, element count) entries
+// the end of the list, about 3 hops a level at p = 1/4: a few hops for the 11 blocks of a
+// 10^3-member set, with mispredicted branches ZSCORE does not have, and some twenty at 10^6 and
+// 10^7, where each hop is a cache miss (docs/design-log.md, "ZRANK: a counted B+tree over the
+// blocks"). Here a leaf holds up to 32 (block, element count) entries
 // and an inner node up to 32 (child, element count) entries; a block's start rank is the sum of
 // the counts before its entry in its leaf, plus, for every ancestor, the counts before the
 // child on the path: 1 node per level, 32-wide sums with no data-dependent branch, and

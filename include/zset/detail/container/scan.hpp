@@ -77,8 +77,8 @@ struct byte_matches {
 /// values from `start`: those of [0, 64) and of [n - 64, n), the second shifted right by 128 - n
 /// so that it drops the values the first already holds (bit i then stands for value 64 + i).
 /// Every value is read once or twice, none past n, and nothing branches on n: the scans of a
-/// listpack block's fingerprints and of a block's order array (docs/benchmarks.md, "An exact
-/// scan").
+/// listpack block's fingerprints and of a block's order array (docs/design-log.md, "An exact
+/// scan, and the listpack ZSCORE gap re-measured on this host").
 template <class Matches64>
 ZSET_ALWAYS_INLINE byte_matches matches_in_two_halves(std::size_t n, Matches64&& matches64) {
     return {matches64(std::size_t{0}), matches64(n - 64) >> (128 - n)};
@@ -116,9 +116,8 @@ ZSET_ALWAYS_INLINE std::uint64_t match_u16x64(const std::uint16_t* values,
 /// For n <= 64 reads up to 14 bytes past n (within scan_slack: a 16-value step runs only when
 /// more than 8 values remain); above, exactly [0, n), in two halves of 64 (as
 /// matches_in_two_halves), whose union is tested before any mask is built, so that a miss stops
-/// there: ZSCORE at n = 100 (callgrind, bench/probes/lookup_cost.cpp) a miss 146 -> 129
-/// instructions, a hit 179 -> 191; in the suite, three alternated rounds, a miss 5.6-5.8 ->
-/// 5.1-5.2 ns, a hit 8.2 -> 8.4-8.7.
+/// there: a miss got faster and a hit slightly slower, the trade wanted, as most lookups of a
+/// miss-heavy workload miss (docs/design-log.md, "Sixteen-bit fingerprints in listpack mode").
 ZSET_ALWAYS_INLINE byte_matches match_u16x128(const std::uint16_t* values, std::size_t n,
                                               std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
@@ -191,9 +190,9 @@ ZSET_ALWAYS_INLINE std::size_t first_accepted(byte_matches m, std::size_t base,
 /// The first i in [0, n) with values[i] == value and is_match(i), or no_match; is_match is
 /// called only where the value matches. Reads up to 14 bytes past n (within scan_slack).
 ///
-/// With 16-bit fingerprints a miss at n = 100 meets a false candidate 0.0015 times, so the
+/// With 16-bit fingerprints a miss at n = 100 expects 100/65536 false candidates, so the
 /// branch on whether there is a candidate is predictable and a miss reads no record. (With the
-/// former 8-bit fingerprints it met one 0.39 times: that branch was a coin flip, and the first
+/// former 8-bit fingerprints it expected 100/256: that branch was a coin flip, and the first
 /// candidate was tested without it, reading a record on every miss.)
 template <class IsMatch>
 ZSET_ALWAYS_INLINE std::size_t find_u16_match(const std::uint16_t* values, std::size_t n,
@@ -253,8 +252,9 @@ ZSET_ALWAYS_INLINE std::size_t find_u16_all(const std::uint16_t* values, std::si
 }
 
 /// find_u16_fixed_work() for 64 < n <= 128, in two halves (matches_in_two_halves): sixteen
-/// loads whatever n, no table, no clamped starts; ZRANK at 10^3 (callgrind) 418 -> 363
-/// instructions.
+/// loads whatever n, no table, no clamped starts, which took ZRANK at 10^3 markedly fewer
+/// instructions (docs/design-log.md, "An exact scan, and the listpack ZSCORE gap re-measured on
+/// this host").
 ZSET_ALWAYS_INLINE std::size_t find_u16_exact128(const std::uint16_t* values, std::size_t n,
                                                  std::uint16_t value) noexcept {
     const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
@@ -294,10 +294,11 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
 /// that no branch depends on where the value is: above 64 values find_u16_exact128; up to 64,
 /// 8 loads of 8 values whose starts are clamped to n - 8 (the last ones repeat the final 8
 /// values, so nothing past n is read), each match scored 128 - position and the best score
-/// kept. find_u16's exit mispredicted 1.1 times a search (ZRANK at 10^3, callgrind
-/// --branch-sim): ZRANK at 10^3 43.1-43.5 -> 34.1-35.6 ns. On arrays not in cache, reading
-/// every line costs more than the mispredict (ZRANK at 10^6 338-376 -> 563-619 ns): there
-/// find_u16 is the one to use. Other n: find_u16 (scan_slack).
+/// kept. find_u16's exit mispredicted about once a search (ZRANK at 10^3, callgrind
+/// --branch-sim), and fixed work made ZRANK at 10^3 markedly faster. On arrays not in cache,
+/// reading every line costs more than the mispredict (ZRANK at 10^6 much slower): there
+/// find_u16 is the one to use (docs/design-log.md, "ZRANK at 10^3: the position scan in fixed
+/// work"). Other n: find_u16 (scan_slack).
 inline std::size_t find_u16_fixed_work(const std::uint16_t* values, std::size_t n,
                                        std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2

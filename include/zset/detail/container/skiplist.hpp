@@ -15,17 +15,16 @@
 // 1-4 levels up to 10^7 members), that tree is the only count: an element inserted or erased
 // changes its block's entry and the entries above it (leaf to root, no search), nth(r) descends
 // the tree by counts, and a node's predecessors are searched for only when it is linked (the
-// insert's own descent gives them) or unlinked (rare: a block emptied). Measured against the
-// span version (docs/benchmarks.md, "Counts in the rank tree only"): ZREM at 10^6 1.19 -> 0.86
-// ms a batch, a score update at 10^7 5.2-5.6 -> 3.4-4.0 us, ZPOPMIN at 10^6 85 -> 74 us a batch.
-// Caveat: a count between two keys (ZCOUNT) now climbs the tree from both blocks to their
-// common node instead of reading ranks summed during the descents (10^5: ~300 -> ~400 ns), and
-// a block search by score reads scattered records where 0.1 read a score array. To pay for it,
-// the end of a counted range is searched from the start's descent path (descend_from: up the
-// levels while the next node still lies before the end, then down), not from the head, and the
-// two ends' blocks are searched in one interleaved loop: ZCOUNT of 1% of 10^5 members 346-362
-// -> 278-282 ns against 0.1's 290-294 (docs/benchmarks.md, "Kept leads measured in the same
-// session").
+// insert's own descent gives them) or unlinked (rare: a block emptied). Against the span
+// version, ZREM, score updates and ZPOPMIN at 10^6 and 10^7 all got faster (docs/design-log.md,
+// "Counts in the rank tree only"). Caveat: a count between two keys (ZCOUNT) now climbs the
+// tree from both blocks to their common node instead of reading ranks summed during the
+// descents, which made it slower at 10^5, and a block search by score reads scattered records
+// where 0.1 read a score array. To pay for it, the end of a counted range is searched from the
+// start's descent path (descend_from: up the levels while the next node still lies before the
+// end, then down), not from the head, and the two ends' blocks are searched in one interleaved
+// loop, which brought ZCOUNT of 1% of 10^5 members back to 0.1's speed (docs/design-log.md,
+// "Kept leads measured in the same session, and counts from the start's path").
 //
 // Nodes live in one pool, an array indexed by 32-bit node id, 40 bytes each (for a double
 // Score): the cached first score, the level-0 backward link and up to four levels of next ids
@@ -41,10 +40,10 @@
 // (ZSCORE, ZRANK, a score update, ZREM) goes from its index entry's node id straight to the
 // block and never reads the node; the array is 1/6 of the pool (~90 KB at 10^6 members, ~0.9 MB
 // at 10^7), so it stays in the L2 cache where the pool's lines were mostly evicted between two
-// lookups. Callgrind's cache model (bench/probes/lookup_cost.cpp with 200,000 random hits;
-// 48 KB L1, 1 MB L2, 32 MB L3) counted per ZSCORE hit at 10^6 4.51 -> 3.98 L2 misses, at 10^7
-// 5.11 -> 4.90 L2 and 3.69 -> 3.37 L3 misses, and 2 instructions fewer (no multiply by the node
-// size). A descent reads a block only on a first-score tie and at its end.
+// lookups. Callgrind's cache model counted fewer L2 and L3 misses per ZSCORE hit at 10^6 and
+// 10^7, and a couple of instructions fewer (no multiply by the node size; docs/design-log.md,
+// "Blocks beside the node pool"). A descent reads a block only on a first-score tie and at its
+// end.
 //
 // Node 0 is the head sentinel. Level 0 is circular through it (last.next(0) == 0,
 // head.prev == last), higher levels end with a link to 0; so an iterator is (node, position)
@@ -102,9 +101,10 @@ public:
         link low[inline_levels];
         // The low levels live only in the node, and the high ones only in `high`: a step at a
         // low level loads the next id straight from the node it is on, where a pointer to
-        // either array cost one more dependent load a step (ZCOUNT at 10^5, `range_ends 100000
-        // count`, three alternated rounds: 436-440 -> 416-418 ns). descend() walks the high
-        // levels and the low ones in separate loops, so its steps do not branch on the level.
+        // either array cost one more dependent load a step, which showed in ZCOUNT at 10^5
+        // (docs/design-log.md, "ZCOUNT at 10^5 against 0.1.0, examined"). descend() walks the
+        // high levels and the low ones in separate loops, so its steps do not branch on the
+        // level.
         link& at(int level) noexcept {
             return level < inline_levels ? low[level] : high[level - inline_levels];
         }

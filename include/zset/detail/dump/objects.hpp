@@ -65,6 +65,17 @@ std::string dump_set_object(const Members& members, std::uint16_t version) {
     return out;
 }
 
+/// DUMP payload of a listpack-encoded set (RDB_TYPE_SET_LISTPACK, Redis >= 7.2): the members in
+/// the given order, integers integer-encoded as Redis's lpAppend stores them.
+template <class Members>
+std::string dump_set_listpack_object(const Members& members, std::uint16_t version) {
+    std::string out;
+    put_byte(out, static_cast<unsigned>(object_type::set_listpack));
+    write_string(out, listpack_encode_strings(members), false);
+    seal_payload(out, version);
+    return out;
+}
+
 /// Reads a set body of RDB type `t` (set, set_intset or set_listpack) into `members`.
 inline void read_set_body(reader& r, object_type t, std::vector<std::string>& members) {
     if (t == object_type::set) {

@@ -205,10 +205,11 @@ inline std::string listpack_encode(const element_list& els) {
     return listpack_encode_range(element_range_of(els));
 }
 
-/// Listpack blob of plain strings (a Redis >= 7.2 set's members).
-inline std::string listpack_encode_strings(const std::vector<std::string>& items) {
+/// Listpack blob of plain strings (a Redis >= 7.2 set's members), in the order given.
+template <class Strings>
+std::string listpack_encode_strings(const Strings& items) {
     std::string lp(lp_header_size, '\0');
-    for (const std::string& s : items) lp_append(lp, s);
+    for (const auto& s : items) lp_append(lp, s);
     lp_seal(lp, items.size());
     return lp;
 }

@@ -1,0 +1,241 @@
+// zset::detail::set_engine: batch add — ZADD with many (member, score) pairs, applied in order as
+// Redis applies them, with the strong guarantee. Part of set_engine.hpp.
+// SPDX-License-Identifier: MIT
+//
+// The batch is planned first (batch_plan): the pairs are simulated member by member (flags only
+// ever look at the member's own score), which yields ZADD's reply and, for each distinct member,
+// its score before and after the batch. Nothing in the set changes while planning. Then:
+//   * listpack mode: the changes are applied one by one to a copy (converted first if the batch
+//     needs it), and the set takes the copy;
+//   * skiplist mode: the index is grown for the new members, each new member is inserted and
+//     each updated member gets a second, unindexed copy at its new score (the old copies stay,
+//     so a failure takes back only what was inserted); a final step that cannot fail drops the
+//     old copies and points the index at the new ones.
+#ifndef ZSET_DETAIL_CONTAINER_ENGINE_BATCH_HPP
+#define ZSET_DETAIL_CONTAINER_ENGINE_BATCH_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+#include <optional>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "../set_engine.hpp"
+
+namespace zset {
+namespace detail {
+
+/// A planned batch add: what each distinct member ends up as. Members are viewed in the input
+/// (copied into `owned` only when the input yields temporaries); every allocation goes through
+/// the set's allocator.
+template <class Params>
+struct set_engine<Params>::batch_plan {
+    struct change {
+        key_view member;
+        std::uint64_t hash;
+        std::optional<Score> before;  // score before the batch
+        std::optional<Score> after;   // score after every pair for this member
+    };
+    std::vector<change, rebound<change>> changes;
+    std::vector<std::uint32_t, rebound<std::uint32_t>> slots;  // open addressing: change + 1
+    std::vector<Member, rebound<Member>> owned;
+
+    explicit batch_plan(const set_engine& s)
+        : changes(rebound<change>(s.get_allocator())),
+          slots(rebound<std::uint32_t>(s.get_allocator())),
+          owned(rebound<Member>(s.get_allocator())) {}
+
+    static bool adds(const change& c) noexcept { return !c.before && c.after; }
+    static bool moves(const change& c) noexcept {
+        return c.before && c.after && !(*c.before == *c.after);
+    }
+
+    /// Simulates the pairs member by member. Returns ZADD's reply. Allocates; changes nothing
+    /// in the set.
+    template <class ForwardIt>
+    size_type build(const set_engine& s, ForwardIt first, ForwardIt last, add_flags flags) {
+        using ref_t = typename std::iterator_traits<ForwardIt>::reference;
+        const auto n = static_cast<size_type>(std::distance(first, last));
+        std::vector<Score, rebound<Score>> scores(rebound<Score>(s.get_allocator()));
+        scores.reserve(n);
+        for (ForwardIt it = first; it != last; ++it) scores.push_back(score_of_pair(it->second));
+        changes.reserve(n);
+        size_type table = 8;
+        while (table < 2 * n) table *= 2;
+        slots.assign(table, 0);
+        if constexpr (!std::is_reference_v<ref_t>) {
+            // the input yields temporaries: keep copies its members can be viewed in
+            owned.reserve(n);
+            for (ForwardIt it = first; it != last; ++it) owned.emplace_back(key_view(it->first));
+        }
+        size_type counted = 0, i = 0;
+        for (ForwardIt it = first; it != last; ++it, ++i) {
+            key_view m = key_view(it->first);
+            if constexpr (!std::is_reference_v<ref_t>) m = key_view(owned[i]);
+            counted += apply_pair(s, m, scores[i], flags);
+        }
+        return counted;
+    }
+
+    /// One pair against the member's planned score: what ZADD would reply for it.
+    size_type apply_pair(const set_engine& s, key_view m, Score score, add_flags flags) {
+        change& c = changes[find_or_add(s, m)];
+        if (!c.after) {
+            if (has(flags, add_flags::xx)) return 0;
+            c.after = score;
+            return 1;
+        }
+        if (has(flags, add_flags::nx)) return 0;
+        if ((has(flags, add_flags::lt) && !(score < *c.after)) ||
+            (has(flags, add_flags::gt) && !(score > *c.after)) || score == *c.after)
+            return 0;
+        c.after = score;
+        return has(flags, add_flags::ch) ? 1 : 0;
+    }
+
+    /// The change for member m, added (with its current score) on first sight.
+    size_type find_or_add(const set_engine& s, key_view m) {
+        const std::uint64_t h = s.hash_value(m);
+        const size_type mask = slots.size() - 1;
+        for (size_type i = static_cast<size_type>(h) & mask;; i = (i + 1) & mask) {
+            if (slots[i] == 0) {
+                const position pos = s.locate(probe{m, h});
+                std::optional<Score> cur;
+                if (pos) cur = pos.b.score_of(pos.r);
+                changes.push_back(change{m, h, cur, cur});
+                slots[i] = static_cast<std::uint32_t>(changes.size());
+                return changes.size() - 1;
+            }
+            const change& c = changes[slots[i] - 1];
+            if (c.hash == h && s.eq_()(c.member, m)) return slots[i] - 1;
+        }
+    }
+};
+
+template <class Params>
+template <class ForwardIt>
+inline auto set_engine<Params>::add(ForwardIt first, ForwardIt last, add_flags flags) -> size_type {
+    modified();
+    check_flags(flags);
+    batch_plan plan(*this);
+    const size_type counted = plan.build(*this, first, last, flags);
+    apply_batch(plan);
+    return counted;
+}
+
+template <class Params>
+inline void set_engine<Params>::apply_batch(const batch_plan& plan) {
+    if (!skiplist_mode()) {
+        // A listpack is small: apply the changes one by one to a copy (converted first if the
+        // batch will need it: sizes only grow during a batch add, so this is exactly when
+        // applying the pairs one by one would), then take the copy.
+        set_engine work =
+            needs_conversion(plan) ? skiplist_copy() : set_engine(*this, get_allocator());
+        for (const auto& c : plan.changes) work.apply_change_in_place(c);
+        take(work);
+        return;
+    }
+    size_type done = 0;
+    ZSET_TRY {
+        sk_->index.reserve(size() + count_adds(plan));
+        for (const auto& c : plan.changes) {
+            apply_change_beside(c);
+            ++done;
+        }
+    }
+    ZSET_CATCH_ALL {
+        undo_changes(plan, done);
+        ZSET_RETHROW;
+    }
+    for (const auto& c : plan.changes)
+        if (batch_plan::moves(c)) commit_move(c);
+}
+
+template <class Params>
+inline auto set_engine<Params>::count_adds(const batch_plan& plan) noexcept -> size_type {
+    size_type added = 0;
+    for (const auto& c : plan.changes) added += batch_plan::adds(c) ? 1 : 0;
+    return added;
+}
+
+template <class Params>
+inline bool set_engine<Params>::needs_conversion(const batch_plan& plan) const noexcept {
+    size_type added = 0, units = 0, longest = 0;
+    for (const auto& c : plan.changes) {
+        if (!batch_plan::adds(c)) continue;
+        ++added;
+        units += block_type::units_for(c.member);
+        longest = std::max(longest, detail::member_size<Member>(c.member));
+    }
+    return added > 0 && (size() + added > opts_.max_listpack_entries ||
+                         longest > opts_.max_listpack_value || !listpack_can_take(added, units));
+}
+
+template <class Params>
+inline void set_engine<Params>::apply_change_in_place(const typename batch_plan::change& c) {
+    const probe k{c.member, c.hash};
+    if (batch_plan::adds(c)) {
+        insert_new(k, *c.after, false);
+    } else if (batch_plan::moves(c)) {
+        update_score(k, locate(k), *c.after);
+    }
+}
+
+/// A new member is inserted (index entry included); an updated member gets a second, unindexed
+/// copy at its new score. Strong guarantee.
+template <class Params>
+inline void set_engine<Params>::apply_change_beside(const typename batch_plan::change& c) {
+    const probe k{c.member, c.hash};
+    if (batch_plan::adds(c))
+        insert_new(k, *c.after, false);
+    else if (batch_plan::moves(c))
+        insert_element(k, *c.after);
+}
+
+/// Never throws.
+template <class Params>
+inline void set_engine<Params>::undo_changes(const batch_plan& plan, size_type done) noexcept {
+    for (size_type i = done; i-- > 0;) {
+        const auto& c = plan.changes[i];
+        if (batch_plan::adds(c)) {
+            const position pos = locate(probe{c.member, c.hash});
+            sk_->index.erase_slot(pos.slot);
+            erase_from_list(pos.node, position_in(pos.b, pos.r));
+        } else if (batch_plan::moves(c)) {
+            const auto [x, at] = find_element(*c.after, c.member);
+            erase_from_list(x, at);
+        }
+    }
+}
+
+/// Never throws.
+template <class Params>
+inline void set_engine<Params>::commit_move(const typename batch_plan::change& c) noexcept {
+    // the index entry still points at the old copy (re-pointing goes by exact address)
+    const position old_copy = locate(probe{c.member, c.hash});
+    erase_from_list(old_copy.node, position_in(old_copy.b, old_copy.r));
+    const auto [x, at] = find_element(*c.after, c.member);
+    sk_->index.set_address(old_copy.slot, address{x, sk_->list.block_of(x).ref(at)});
+}
+
+/// Not through the index: the batch's second copy of a member is not indexed.
+template <class Params>
+inline auto set_engine<Params>::find_element(Score s, key_view m) const noexcept
+    -> std::pair<node_id, size_type> {
+    path p;
+    sk_->list.descend([&](const node& n) { return node_before(n, s, m); }, p);
+    node_id x = p.at[0] == list_type::head_id ? sk_->list.first() : p.at[0];
+    size_type i = sk_->list.block_of(x).lower_bound(s, m, less_(), search_mode());
+    if (i == sk_->list.block_of(x).size()) {
+        x = sk_->list.at(x).next(0);
+        i = 0;
+    }
+    return {x, i};
+}
+
+}  // namespace detail
+}  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_ENGINE_BATCH_HPP

@@ -1,0 +1,264 @@
+// zset::detail::set_engine: construction, assignment, swap and clear; the observers; size and
+// memory. Part of set_engine.hpp.
+// SPDX-License-Identifier: MIT
+//
+// Skiplist mode's state (the list and the hash index) lives in one allocation the set points to,
+// so a set is three words (the thresholds, that pointer, the listpack block pointer; the
+// allocator and the function objects are empty bases for the defaults). With the state inline
+// the set object would be several times larger, and with the function objects a member their
+// empty tuple took a padded word. A set in listpack mode does not pay for skiplist mode, which
+// keeps a 100-member set under 24 bytes a member (the suite's memory/zset/100 row) with room for
+// the bucket table (docs/design-log.md, "The set object at 32 bytes, and a bucketed index in the
+// block" and "The set object at 24 bytes, and where the bucketed table's upkeep goes"). The cost
+// is one load during the member's hashing in skiplist mode.
+//
+// Whole-set changes build a new engine and take() it, which cannot fail: that is how copy
+// assignment, batch adds in listpack mode, conversions and rebuilds give the strong guarantee.
+#ifndef ZSET_DETAIL_CONTAINER_ENGINE_LIFETIME_HPP
+#define ZSET_DETAIL_CONTAINER_ENGINE_LIFETIME_HPP
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <new>
+#include <utility>
+
+#include "../set_engine.hpp"
+
+namespace zset {
+namespace detail {
+
+/// An allocated skiplist_state, freed unless released. Throws only when allocating.
+template <class Params>
+class set_engine<Params>::owned_state {
+    using traits = typename alloc_traits::template rebind_traits<skiplist_state>;
+
+public:
+    explicit owned_state(const Allocator& a) : alloc_(a) {
+        skiplist_state* p = traits::allocate(alloc_, 1);
+        state_ = ::new (static_cast<void*>(p)) skiplist_state(a);
+    }
+    owned_state(const owned_state&) = delete;
+    owned_state& operator=(const owned_state&) = delete;
+    ~owned_state() {
+        if (state_ != nullptr) destroy(alloc_, state_);
+    }
+    skiplist_state* get() const noexcept { return state_; }
+    skiplist_state* release() noexcept { return std::exchange(state_, nullptr); }
+    static void destroy(const Allocator& a, skiplist_state* p) noexcept {
+        typename traits::allocator_type sa(a);
+        p->~skiplist_state();
+        traits::deallocate(sa, p, 1);
+    }
+
+private:
+    typename traits::allocator_type alloc_;
+    skiplist_state* state_ = nullptr;
+};
+
+// ---- construction and assignment ------------------------------------------------------------
+
+template <class Params>
+inline set_engine<Params>::set_engine(const options& opts, const Allocator& alloc)
+    : allocator_holder_type(alloc), opts_(opts) {}
+
+template <class Params>
+inline set_engine<Params>::set_engine(const options& opts, const Hash& hash, const KeyEqual& equal,
+                                      const Compare& compare, const Allocator& alloc)
+    : allocator_holder_type(alloc), function_holder_type(hash, equal, compare), opts_(opts) {}
+
+/// The allocator comes from select_on_container_copy_construction.
+template <class Params>
+inline set_engine<Params>::set_engine(const set_engine& other)
+    : set_engine(other,
+                 alloc_traits::select_on_container_copy_construction(other.get_allocator())) {}
+
+/// Copies elements, options, function objects and encoding.
+template <class Params>
+inline set_engine<Params>::set_engine(const set_engine& other, const Allocator& alloc)
+    : allocator_holder_type(alloc), function_holder_type(other.functions()), opts_(other.opts_) {
+    build_from(other.begin(), other.end(), other.size(), other.skiplist_mode());
+}
+
+/// The function objects are copied, not moved: the moved-from set stays usable, hash and all.
+template <class Params>
+inline set_engine<Params>::set_engine(set_engine&& other) noexcept
+    : allocator_holder_type(other.get_allocator()),
+      // NOLINTNEXTLINE(performance-move-constructor-init): copied on purpose (above)
+      function_holder_type(other.functions()), opts_(other.opts_) {
+    take(other);
+}
+
+template <class Params>
+inline set_engine<Params>::~set_engine() {
+    release_listpack();
+    release_skiplist();
+}
+
+/// Strong guarantee: copy, then take the copy.
+template <class Params>
+inline set_engine<Params>& set_engine<Params>::operator=(const set_engine& other) {
+    if (this == &other) return *this;
+    if constexpr (alloc_traits::propagate_on_container_copy_assignment::value) {
+        set_engine copy(other, other.get_allocator());
+        clear();
+        set_allocators(other.get_allocator());
+        take(copy);
+    } else {
+        set_engine copy(other, get_allocator());
+        take(copy);
+    }
+    return *this;
+}
+
+/// O(1) when the allocator propagates or compares equal, else a copy.
+template <class Params>
+inline set_engine<Params>& set_engine<Params>::operator=(set_engine&& other) noexcept(
+    alloc_traits::propagate_on_container_move_assignment::value ||
+    alloc_traits::is_always_equal::value) {
+    if (this == &other) return *this;
+    if constexpr (alloc_traits::propagate_on_container_move_assignment::value) {
+        clear();
+        set_allocators(other.get_allocator());
+        take(other);
+    } else {
+        if (get_allocator() == other.get_allocator()) {
+            take(other);
+        } else {
+            set_engine copy(other, get_allocator());
+            take(copy);
+            other.clear();
+        }
+    }
+    return *this;
+}
+
+/// Allocators are swapped only when they propagate on swap.
+template <class Params>
+inline void set_engine<Params>::swap(set_engine& other) noexcept {
+    if constexpr (alloc_traits::propagate_on_container_swap::value) {
+        using std::swap;
+        swap(this->held_allocator(), other.held_allocator());
+    }
+    swap_contents(other);
+    std::swap(opts_, other.opts_);
+    std::swap(this->held_functions(), other.held_functions());
+}
+
+/// The set returns to listpack mode.
+template <class Params>
+inline void set_engine<Params>::clear() noexcept {
+    modified();
+    release_skiplist();
+    release_listpack();
+}
+
+template <class Params>
+inline void set_engine<Params>::release_listpack() noexcept {
+    block_type::destroy(allocator(), lp_);
+    lp_ = block_type();
+}
+
+template <class Params>
+inline void set_engine<Params>::release_skiplist() noexcept {
+    if (sk_ != nullptr) owned_state::destroy(allocator(), std::exchange(sk_, nullptr));
+}
+
+template <class Params>
+inline void set_engine<Params>::set_allocators(const Allocator& a) noexcept {
+    this->held_allocator() = a;
+}
+
+template <class Params>
+inline void set_engine<Params>::swap_contents(set_engine& other) noexcept {
+    std::swap(sk_, other.sk_);
+    std::swap(lp_, other.lp_);
+}
+
+template <class Params>
+inline void set_engine<Params>::take(set_engine& other) noexcept {
+    modified();
+    other.modified();  // its iterators now point into this set
+    release_skiplist();
+    sk_ = std::exchange(other.sk_, nullptr);
+    release_listpack();
+    lp_ = std::exchange(other.lp_, block_type());
+    opts_ = other.opts_;
+    this->held_functions() =
+        other.held_functions();  // a stateful hash (e.g. seeded) must travel with the elements
+}
+
+// ---- observers --------------------------------------------------------------------------------
+
+template <class Params>
+inline auto set_engine<Params>::get_allocator() const noexcept -> Allocator {
+    return this->held_allocator();
+}
+template <class Params>
+inline auto set_engine<Params>::allocator() const noexcept -> const Allocator& {
+    return this->held_allocator();
+}
+template <class Params>
+inline auto set_engine<Params>::functions() const noexcept -> const function_holder_type& {
+    return *this;
+}
+template <class Params>
+inline options set_engine<Params>::get_options() const noexcept {
+    return opts_;
+}
+template <class Params>
+inline void set_engine<Params>::set_options(const options& opts) noexcept {
+    opts_ = opts;
+}
+template <class Params>
+inline auto set_engine<Params>::hash_function() const -> Hash {
+    return hash_();
+}
+template <class Params>
+inline auto set_engine<Params>::key_eq() const -> KeyEqual {
+    return eq_();
+}
+template <class Params>
+inline auto set_engine<Params>::member_comp() const -> Compare {
+    return less_();
+}
+
+// ---- size and memory ------------------------------------------------------------------------
+
+template <class Params>
+inline auto set_engine<Params>::size() const noexcept -> size_type {
+    if (skiplist_mode()) return sk_->list.size();
+    return lp_ ? lp_.size() : 0;
+}
+
+template <class Params>
+inline bool set_engine<Params>::empty() const noexcept {
+    return size() == 0;
+}
+
+template <class Params>
+inline auto set_engine<Params>::max_size() const noexcept -> size_type {
+    // ranks are 32-bit; on a 32-bit size_t the address space is the tighter bound
+    return static_cast<size_type>(std::min<std::uint64_t>(
+        list_type::max_elements, std::numeric_limits<size_type>::max() / 64));
+}
+
+template <class Params>
+inline zset::encoding set_engine<Params>::encoding() const noexcept {
+    return skiplist_mode() ? zset::encoding::skiplist : zset::encoding::listpack;
+}
+
+/// The set object (this engine is all of it) and everything it allocated.
+template <class Params>
+inline auto set_engine<Params>::memory_usage() const noexcept -> size_type {
+    size_type total = sizeof(*this);
+    if (sk_) total += sizeof(skiplist_state) + sk_->list.memory_usage() + sk_->index.memory_usage();
+    if (lp_) total += lp_.allocated_bytes() + lp_.out_of_line_bytes();
+    return total;
+}
+
+}  // namespace detail
+}  // namespace zset
+
+#endif  // ZSET_DETAIL_CONTAINER_ENGINE_LIFETIME_HPP
