@@ -115,8 +115,8 @@ leg_asan-gcc() {
 # otherwise; only zset_tests). The model runs reduced: ZSET_MODEL_SCALE=0 skips its
 # string-member passes (the integer and user-type passes remain). Valgrind runs a program on one
 # core, so the tests are split by file (Catch2's -#: [#test_ranges] is every test case of
-# tests/test_ranges.cpp) into two runs of about the same length, side by side: 114 s and 114 s
-# (three files, then the reduced model; the rest), where test_ranges in place of
+# tests/sorted_set/test_ranges.cpp) into two runs of about the same length, side by side: 114 s
+# and 114 s (three files, then the reduced model; the rest), where test_ranges in place of
 # test_random_draws ran 142 s and 125 s (both splits measured back to back, one hour). [far]
 # test cases (sets of more than 8,192 blocks, ~60 MB) run in the other legs only.
 valgrind_heavy_files=(test_alloc_failure test_random_draws test_dump_restore)

@@ -1,5 +1,6 @@
-// Helpers shared by the Redis-layer tests (tests/test_redis_behaviour.cpp, test_redis_keyspace.cpp,
-// test_portability.cpp): a keyspace on a fake clock, sessions, and commands run as RESP2 bytes.
+// Helpers shared by the Redis-layer tests (tests/redis/test_server_behaviour.cpp and
+// test_keyspace.cpp, tests/reliability/test_portability.cpp): a keyspace on a fake clock,
+// sessions, and commands run as RESP2 bytes.
 #ifndef ZSET_TESTS_REDIS_TEST_SUPPORT_HPP
 #define ZSET_TESTS_REDIS_TEST_SUPPORT_HPP
 

@@ -1,4 +1,5 @@
-// ZUNION / ZINTER / ZDIFF / ZINTERCARD.
+// Set operations (docs/set_ops.md): ZUNION / ZINTER / ZDIFF / ZINTERCARD, and the encoding of
+// their results.
 #include <algorithm>
 #include <cstdint>
 #include <iterator>
@@ -262,4 +263,18 @@ TEST_CASE("union against a brute-force fold: both encodings, repeated, missing a
         INFO("round " << round << ", " << in.size() << " inputs");
         REQUIRE(actual == expected);
     }
+}
+
+TEST_CASE("set operation results take the smallest encoding that fits", "[encoding]") {
+    zset::sorted_set<> big(zset::options{0, 64});
+    big.add("a", 1);
+    big.add("b", 2);
+    REQUIRE(big.encoding() == encoding::skiplist);
+    const std::vector<const zset::sorted_set<>*> in{&big};
+    const auto u = zset::set_union<zset::sorted_set<>>(in);
+    REQUIRE(u.encoding() == encoding::skiplist);  // threshold 0 never fits
+    zset::sorted_set<> normal{{"a", 1}, {"b", 2}};
+    zset::sorted_set<> copy(normal);
+    const std::vector<const zset::sorted_set<>*> in2{&normal};
+    REQUIRE(zset::set_union<zset::sorted_set<>>(in2).encoding() == encoding::listpack);
 }

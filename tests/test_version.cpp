@@ -1,3 +1,5 @@
+// The version (include/zset/version.hpp): ZSET_VERSION_MAJOR / MINOR / PATCH and
+// ZSET_VERSION_STRING agree with zset::version and the zset::version_* constants.
 #include <string>
 
 #include "zset_catch.hpp"

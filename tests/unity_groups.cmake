@@ -9,9 +9,8 @@
 # Measured on the i686 port build (one core each, side by side, `cmake --build <dir> -j 1
 # --target zset_tests`): alphabetical batches of 7 against these groups; figures in
 # docs/reliability.md. Needs CMake 3.18 (UNITY_BUILD_MODE GROUP); older CMake gets plain batches.
-set(ZSET_TEST_REDIS_LAYER_FILES test_bad_input.cpp test_portability.cpp test_redis_behaviour.cpp
-                                test_redis_keyspace.cpp test_redis_protocol.cpp test_redis_server.cpp
-                                test_redis_sets.cpp)
+# The Redis-layer files: every file in tests/redis/, and these elsewhere.
+set(ZSET_TEST_REDIS_LAYER_FILES test_bad_input.cpp test_portability.cpp)
 
 function(zset_test_unity_groups target batch)
     set_target_properties(${target} PROPERTIES UNITY_BUILD ON UNITY_BUILD_BATCH_SIZE ${batch})
@@ -26,7 +25,7 @@ function(zset_test_unity_groups target batch)
         get_source_file_property(options "${source}" COMPILE_OPTIONS)
         if(skipped OR options)
             continue()
-        elseif(name IN_LIST ZSET_TEST_REDIS_LAYER_FILES)
+        elseif(name IN_LIST ZSET_TEST_REDIS_LAYER_FILES OR source MATCHES "(^|/)redis/[^/]+$")
             set_source_files_properties("${source}" PROPERTIES UNITY_GROUP redis_layer)
         else()
             list(APPEND others "${source}")

@@ -5,7 +5,7 @@
 // integers) and the double formatter of ZSCORE / ZINCRBY / WITHSCORES replies. Range bounds
 // parse straight into the container's zset::score_bound / zset::lex_bound. The behaviour was
 // checked against redis-server 7.0.15 and, for double formatting, against the Redis >= 7.2
-// algorithm (util.c d2string + deps/fpconv); see tests/test_redis_protocol.cpp. Error texts
+// algorithm (util.c d2string + deps/fpconv); see tests/redis/test_protocol.cpp. Error texts
 // for rejected input are in <zset/redis/errors.hpp>.
 //
 // Thread safety: pure functions, except that parse_score / parse_score_bound read the C

@@ -3,7 +3,7 @@
 //
 // Multibulk ("*N\r\n$len\r\n...") and inline requests, with Redis's limits and protocol error
 // texts (networking.c processInputBuffer; verified against redis-server 7.0.15, see
-// tests/test_redis_protocol.cpp). Memory follows the bytes received, never a declared length.
+// tests/redis/test_protocol.cpp). Memory follows the bytes received, never a declared length.
 //
 // Thread safety: a request_parser is used by one connection; distinct parsers are independent
 // (concurrent const calls on one parser are safe).

@@ -5,7 +5,7 @@
 //    code that streams large replies without building a tree;
 //  - `reply` is a typed reply value (a small tree), encoded with encode_resp2 / encode_resp3.
 // The request side (parsing what clients send) is <zset/redis/request_parser.hpp>.
-// Behaviour was checked against redis-server 7.0.15 (see tests/test_redis_protocol.cpp).
+// Behaviour was checked against redis-server 7.0.15 (see tests/redis/test_protocol.cpp).
 //
 // Thread safety: a reply is a value (concurrent const use is safe); writers are pure functions
 // over the caller's buffer.

@@ -2,7 +2,7 @@
 // clock: transactions (MULTI / EXEC / DISCARD / WATCH / UNWATCH), expiry (EXPIRE / PEXPIRE /
 // EXPIREAT / PEXPIREAT with NX XX GT LT, TTL / PTTL / EXPIRETIME / PEXPIRETIME / PERSIST, lazy
 // and active expiry, expired keys around blocked clients), and databases, introspection and
-// access control (plain sets: test_redis_sets.cpp). Expected replies are redis-server 7.0.15's
+// access control (plain sets: test_sets.cpp). Expected replies are redis-server 7.0.15's
 // (tests/differential compares them live); payloads marked "captured" were produced by
 // redis-server 7.0.15's DUMP. One translation unit on purpose: each that includes the keyspace
 // compiles all its handlers.

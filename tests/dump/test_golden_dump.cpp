@@ -260,13 +260,13 @@ std::string dump_of(const golden_case& c) {
     return zset::dump(s, o);
 }
 
-// tests/golden/dump next to this file, unless the build says otherwise.
+// tests/golden/dump, beside this file's folder (tests/dump), unless the build says otherwise.
 std::string golden_path(const std::string& file) {
 #if defined(ZSET_GOLDEN_DIR)
     const std::string dir = ZSET_GOLDEN_DIR;
 #else
     std::string dir = __FILE__;
-    dir = dir.substr(0, dir.find_last_of("/\\") + 1) + "golden/dump";
+    dir = dir.substr(0, dir.find_last_of("/\\") + 1) + "../golden/dump";
 #endif
     return dir + "/" + file;
 }
@@ -315,7 +315,7 @@ std::size_t first_difference(const std::string& a, const std::string& b) {
 /// payload (the server settings to restore it under and the DUMP to expect back).
 std::string manifest(const std::vector<golden_case>& cases) {
     std::ostringstream out;
-    out << "# Written by tests/test_golden_dump.cpp (\"[.golden-write]\"); read by "
+    out << "# Written by tests/dump/test_golden_dump.cpp (\"[.golden-write]\"); read by "
            "verify_with_redis.py.\n"
         << "# name type rdb_version zset-max-listpack-entries zset-max-listpack-value "
            "strings elements redis_redump\n";

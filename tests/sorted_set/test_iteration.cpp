@@ -1,11 +1,42 @@
-// ZSCAN cursor guarantees and ZRANDMEMBER properties.
+// Iteration, random sampling, scanning (docs/sorted_set/iteration.md): iterators both ways, nth,
+// ZSCAN's cursor guarantees (scan) and ZRANDMEMBER's properties (random_members).
+#include <algorithm>
+#include <cstddef>
+#include <iterator>
 #include <map>
 #include <random>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "zset_catch.hpp"
 #include <zset/zset.hpp>
+
+TEST_CASE("iterators walk both ways in (score, member) order", "[container]") {
+    zset::sorted_set<> s;
+    for (int i = 0; i < 1000; ++i) s.add("m" + std::to_string(i), (i * 37) % 101);
+    REQUIRE(static_cast<std::size_t>(std::distance(s.begin(), s.end())) == s.size());
+    auto it = s.end();
+    std::size_t steps = 0;
+    while (it != s.begin()) {
+        --it;
+        ++steps;
+    }
+    REQUIRE(steps == 1000);
+    REQUIRE(std::is_sorted(s.begin(), s.end(), [](const auto& a, const auto& b) {
+        return a.score < b.score || (a.score == b.score && a.member < b.member);
+    }));
+    std::vector<std::string> fwd, rev;
+    for (const auto& e : s) fwd.emplace_back(e.member);
+    for (auto r = s.rbegin(); r != s.rend(); ++r) rev.emplace_back(r->member);
+    std::reverse(rev.begin(), rev.end());
+    REQUIRE(fwd == rev);
+    REQUIRE(s.nth(0) == s.begin());
+    REQUIRE(s.nth(1000) == s.end());
+    REQUIRE(std::next(s.nth(998)) == std::prev(s.end()));
+    REQUIRE((*s.find(fwd[500])).member == fwd[500]);
+    REQUIRE(s.find("missing") == s.end());
+}
 
 TEST_CASE("scan in listpack mode returns everything at once", "[scan]") {
     zset::sorted_set<> s{{"a", 1}, {"b", 2}};

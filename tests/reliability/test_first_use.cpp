@@ -1,4 +1,4 @@
-// API safety (issue 10): the defects and friction items a first user hit, each pinned down.
+// First use: the defects and friction items a first user of the API hit, each pinned down.
 //
 //  * A Member whose copy constructor throws on the k-th copy: for every k until the operation
 //    succeeds, batch add, single add and increment (both encodings, and across the conversion)

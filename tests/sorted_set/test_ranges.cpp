@@ -1,4 +1,6 @@
-// ZRANGE by rank / score / lex, their REV forms, LIMIT, ZCOUNT, ZLEXCOUNT.
+// Ranges (docs/sorted_set/ranges.md): ZRANGE by rank / score / lex, their REV forms and LIMIT,
+// against Redis's rules and brute force, over many blocks in both directions. ZCOUNT and
+// ZLEXCOUNT (count, lex_count) are in test_lookup.cpp.
 #include <algorithm>
 #include <cstddef>
 #include <limits>
@@ -374,78 +376,4 @@ TEST_CASE("reverse score and lex ranges with LIMIT match brute force", "[ranges]
             }
         }
     }
-}
-
-namespace {
-/// ZCOUNT and ZLEXCOUNT against brute force over n members, ~3 a score (modulus distinct
-/// scores): every end kind, widths from inverted to the whole set.
-void check_counts(int n, int modulus, zset::encoding expected) {
-    zset::sorted_set<> s, lexset;
-    std::vector<double> scores;
-    names by_name;
-    for (int i = 0; i < n; ++i) {
-        const double score = (i * 7919) % modulus;
-        const std::string m = "m" + std::to_string(100000 + i);
-        s.add(m, score);
-        lexset.add(m, 0);
-        scores.push_back(score);
-        by_name.push_back(m);
-    }
-    std::sort(scores.begin(), scores.end());
-    REQUIRE(s.encoding() == expected);
-    REQUIRE(lexset.encoding() == expected);
-    const auto below = [&](double v, bool inclusive) {  // elements < v (<= v when inclusive)
-        const auto it = inclusive ? std::upper_bound(scores.begin(), scores.end(), v)
-                                  : std::lower_bound(scores.begin(), scores.end(), v);
-        return static_cast<std::size_t>(it - scores.begin());
-    };
-    const double lo_step = std::max(1, modulus / 20);
-    for (double lo = -2; lo <= modulus + 2; lo += lo_step) {
-        for (const double width : {-5.0, 0.0, 1.0, 10.0, 100.0, 1000.0, 5000.0, 20011.0}) {
-            for (const int ends : {0, 1, 2, 3}) {
-                const bool lo_open = (ends & 1) != 0, hi_open = (ends & 2) != 0;
-                const double hi = lo + width;
-                const std::size_t first = below(lo, lo_open), last = below(hi, !hi_open);
-                INFO("n " << n << " lo " << lo << " width " << width << " ends " << ends);
-                REQUIRE(s.count({lo_open ? bound::exclusive_of(lo) : bound::inclusive(lo),
-                                 hi_open ? bound::exclusive_of(hi) : bound::inclusive(hi)}) ==
-                        (last > first ? last - first : 0));
-            }
-        }
-    }
-    const auto from_step = std::max<std::size_t>(1, by_name.size() / 12);
-    for (std::size_t from = 0; from < by_name.size(); from += from_step) {
-        for (const std::size_t span : {std::size_t{0}, std::size_t{1}, std::size_t{100},
-                                       std::size_t{5000}, std::size_t{59999}}) {
-            const std::size_t to = std::min(from + span, by_name.size() - 1);
-            INFO("n " << n << " from " << from << " span " << span);
-            REQUIRE(lexset.lex_count({lex::inclusive(by_name[from]),
-                                      lex::inclusive(by_name[to])}) == to - from + 1);
-            REQUIRE(
-                lexset.lex_count({lex::exclusive(by_name[from]), lex::exclusive(by_name[to])}) ==
-                (to > from ? to - from - 1 : 0));
-            REQUIRE(lexset.lex_count(
-                        {lex::inclusive(by_name[to]), lex::exclusive(by_name[from])}) == 0);
-            REQUIRE(lexset.lex_count({lex::minus_infinity(), lex::exclusive(by_name[to])}) == to);
-        }
-    }
-}
-}  // namespace
-
-// ZCOUNT and ZLEXCOUNT search a range's end from the nodes the search for its start passed
-// (skiplist::descend_from): up from the start's block while the next node at a level still
-// lies before the end, then down. Widths from nothing to the whole set over 60,000 members
-// (469 blocks or more), every kind of end, and ranges empty by their bounds, against
-// brute force.
-TEST_CASE("counts search the end from the start's path and match brute force", "[ranges]") {
-    check_counts(60000, 20011, zset::encoding::skiplist);
-}
-
-// In listpack mode both ends are searched in the one block together
-// (block::partition_points), at the default limit of 128 entries and below it.
-TEST_CASE("counts in listpack mode search one block for both ends and match brute force",
-          "[ranges]") {
-    check_counts(100, 37, zset::encoding::listpack);
-    check_counts(128, 41, zset::encoding::listpack);
-    check_counts(5, 2, zset::encoding::listpack);
 }
