@@ -269,12 +269,12 @@ TEST_CASE("set operation results take the smallest encoding that fits", "[encodi
     zset::sorted_set<> big(zset::options{0, 64});
     big.add("a", 1);
     big.add("b", 2);
-    REQUIRE(big.encoding() == encoding::skiplist);
+    REQUIRE(big.encoding() == zset::encoding::skiplist);
     const std::vector<const zset::sorted_set<>*> in{&big};
     const auto u = zset::set_union<zset::sorted_set<>>(in);
-    REQUIRE(u.encoding() == encoding::skiplist);  // threshold 0 never fits
+    REQUIRE(u.encoding() == zset::encoding::skiplist);  // threshold 0 never fits
     zset::sorted_set<> normal{{"a", 1}, {"b", 2}};
     zset::sorted_set<> copy(normal);
     const std::vector<const zset::sorted_set<>*> in2{&normal};
-    REQUIRE(zset::set_union<zset::sorted_set<>>(in2).encoding() == encoding::listpack);
+    REQUIRE(zset::set_union<zset::sorted_set<>>(in2).encoding() == zset::encoding::listpack);
 }
