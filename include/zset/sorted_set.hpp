@@ -175,7 +175,7 @@ public:
 
     /// Copy assignment. O(n). Strong guarantee (copy, then swap in).
     sorted_set& operator=(const sorted_set& other) {
-        engine_ = other.engine_;
+        if (this != &other) engine_ = other.engine_;
         return *this;
     }
     /// Move assignment: O(1) when the allocator propagates or compares equal, else a copy

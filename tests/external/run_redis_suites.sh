@@ -1,14 +1,20 @@
 #!/bin/bash
 # Runs the sorted-set tests of Redis's own test suite and of redis-py's, unmodified, against
-# zset-server, and prints the counts. Nothing of either suite is in this repository: give their
-# source trees (a Redis checkout or release tarball; a redis-py checkout). Builds nothing.
+# zset-server or against redis-server with zset's module, and prints the counts. Nothing of
+# either suite is in this repository: give their source trees (a Redis checkout or release
+# tarball; a redis-py checkout). Builds nothing.
 #
-#   tests/external/run_redis_suites.sh --zset-server build/examples/server/zset-server \
+#   tests/external/run_redis_suites.sh (--zset-server build/examples/server/zset-server |
+#       --module build/module/zset.so [--dropin] [--redis-server redis-server])
 #       --redis-src ~/src/redis-7.2.4 [--redis-py-src ~/src/redis-py-4.3.4] [--port 7402]
 #       [--double-format shortest|17g] [--tcl-args ARG...]
 #
-# Each suite runs against a zset-server started here on 127.0.0.1:<port> (never 6379) with
-# --enable-debug-command local, and stopped afterwards, also on failure or interruption.
+# Each suite runs against a server started here on 127.0.0.1:<port> (never 6379) with
+# --enable-debug-command local, and stopped afterwards, also on failure or interruption: either
+# zset-server, or (--module) redis-server with the module loaded, persistence off, and with
+# --dropin in drop-in mode (--zset.dropin yes), where the suite's own ZADD / ZRANGE ... reach
+# module keys. Without --dropin the suite meets Redis's own sorted sets (a baseline for the same
+# server). --double-format applies to zset-server only; redis-server answers as its version does.
 #  * Redis: `./runtest --host 127.0.0.1 --port <port> --single unit/type/zset --tags
 #    -needs:repl`, from a copy of the tree's runtest and tests/ (the harness writes below
 #    tests/). The two needs:repl tests read a replication stream, which zset-server does not
@@ -28,15 +34,19 @@
 set -u
 
 usage() {
-    sed -n '6,8p' "$0" | sed 's/^# *//' >&2
+    sed -n '7,10p' "$0" | sed 's/^# *//' >&2
     exit 2
 }
 
-zset_server="" redis_src="" py_src="" port=7402 double_format=auto tcl_args=()
+zset_server="" module="" dropin=no redis_server=redis-server redis_src="" py_src="" port=7402
+double_format=auto tcl_args=()
 python=${PYTHON:-python3}
 while [ $# -gt 0 ]; do
     case "$1" in
     --zset-server) zset_server=${2:-}; shift 2 ;;
+    --module) module=${2:-}; shift 2 ;;
+    --dropin) dropin=yes; shift ;;
+    --redis-server) redis_server=${2:-}; shift 2 ;;
     --redis-src) redis_src=${2:-}; shift 2 ;;
     --redis-py-src) py_src=${2:-}; shift 2 ;;
     --port) port=${2:-}; shift 2 ;;
@@ -45,7 +55,14 @@ while [ $# -gt 0 ]; do
     *) usage ;;
     esac
 done
-[ -x "$zset_server" ] || { echo "run_redis_suites: --zset-server must name the binary" >&2; usage; }
+if [ -n "$module" ]; then
+    [ -z "$zset_server" ] || { echo "run_redis_suites: --zset-server or --module, not both" >&2; usage; }
+    [ -f "$module" ] || { echo "run_redis_suites: --module must name zset.so" >&2; usage; }
+    module=$(cd "$(dirname "$module")" && pwd)/$(basename "$module")
+    command -v "$redis_server" >/dev/null || { echo "run_redis_suites: no $redis_server" >&2; exit 2; }
+else
+    [ -x "$zset_server" ] || { echo "run_redis_suites: --zset-server must name the binary" >&2; usage; }
+fi
 [ -n "$redis_src$py_src" ] || { echo "run_redis_suites: give --redis-src and/or --redis-py-src" >&2; usage; }
 case "$port" in '' | *[!0-9]* | 6379) echo "run_redis_suites: bad --port '$port' (not 6379)" >&2; exit 2 ;; esac
 case "$double_format" in auto | shortest | 17g) ;; *) usage ;; esac
@@ -62,10 +79,17 @@ stop_server() {
 trap 'stop_server; rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 
-# start_server [zset-server arguments...]: returns once the server answers PING.
+# start_server [zset-server arguments...]: returns once the server answers PING. With --module,
+# redis-server with the module (the arguments are zset-server's and not passed on).
 start_server() {
-    "$zset_server" --bind 127.0.0.1 --port "$port" --enable-debug-command local "$@" \
-        >"$work/server.log" 2>&1 &
+    if [ -n "$module" ]; then
+        "$redis_server" --bind 127.0.0.1 --port "$port" --enable-debug-command local \
+            --save '' --appendonly no --dir "$work" --loadmodule "$module" \
+            --zset.dropin "$dropin" >"$work/server.log" 2>&1 &
+    else
+        "$zset_server" --bind 127.0.0.1 --port "$port" --enable-debug-command local "$@" \
+            >"$work/server.log" 2>&1 &
+    fi
     server_pid=$!
     for _ in $(seq 100); do
         if (exec 3<>"/dev/tcp/127.0.0.1/$port" && printf 'PING\r\n' >&3 &&
@@ -94,8 +118,12 @@ if [ -n "$redis_src" ]; then
         *) double_format=shortest ;;
         esac
     fi
-    echo "== Redis ${version:-(version unknown)} tests/unit/type/zset.tcl," \
-        "zset-server --double-format $double_format"
+    if [ -n "$module" ]; then
+        target="$("$redis_server" --version | cut -d' ' -f1-3) with zset.so, dropin $dropin"
+    else
+        target="zset-server --double-format $double_format"
+    fi
+    echo "== Redis ${version:-(version unknown)} tests/unit/type/zset.tcl, $target"
     mkdir "$work/redis" && cp -R "$redis_src/runtest" "$redis_src/tests" "$work/redis/" || exit 2
     start_server --double-format "$double_format"
     (cd "$work/redis" && sh runtest --host 127.0.0.1 --port "$port" --single unit/type/zset \

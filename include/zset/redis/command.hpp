@@ -157,7 +157,10 @@ struct command {
     using zset_type = zset_value;
     using setop_input = zset::set_input<zset_value, set_value::members_type>;
 
-    typed_value<zset_value> find_zset(std::string_view key) const { return find<zset_value>(key); }
+    typed_value<zset_value> find_zset(std::string_view key) const {
+        const typed<zset_value> t = find<zset_value>(key);
+        return {t.value, t.present, t.wrongtype};  // without the entry
+    }
     /// A new sorted set under `key` (absent), with the thresholds in force.
     zset_value& create_zset(std::string_view key) {
         return std::get<zset_value>(state.add(db(), key, zset_value(zset_options())).value);

@@ -103,8 +103,7 @@ inline void function_kill(command& c) {
 inline void function_help(command& c) {
     c.out.help({"FUNCTION <subcommand> [<arg> [value] [opt] ...]. Subcommands are:",
                 "LOAD [REPLACE] <FUNCTION CODE>",
-                "    Create a new library with the given library name and code (this server has "
-                "no engine to run it).",
+                "    Create a new library with the given library name and code (no engine here).",
                 "DELETE <LIBRARY NAME>", "    Delete the given library.",
                 "LIST [LIBRARYNAME PATTERN] [WITHCODE]",
                 "    Return general information on all the libraries (there are none).", "STATS",
