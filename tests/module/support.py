@@ -6,6 +6,7 @@ manager that stops everything it started). Tests exit with 77 (ctest's skip code
 redis-server or Debian's python3-redis is missing.
 """
 
+import argparse
 import contextlib
 import os
 import random
@@ -33,6 +34,21 @@ def require(redis_server):
     if not redis_server or not os.path.exists(redis_server):
         print("SKIPPED: redis-server is not installed")
         sys.exit(SKIP)
+
+
+def arguments(more=None):
+    """The command line every module test takes: --module <zset.so> [--redis-server <path>]
+    (and what `more(parser)` adds). The module's path comes back absolute (servers run in their
+    own directories) and the server is checked (require)."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--module", required=True)
+    ap.add_argument("--redis-server", default=shutil.which("redis-server"))
+    if more is not None:
+        more(ap)
+    args = ap.parse_args()
+    require(args.redis_server)
+    args.module = os.path.abspath(args.module)
+    return args
 
 
 def port_free(port):

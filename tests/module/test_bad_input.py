@@ -11,10 +11,7 @@
 and afterwards every other key is as it was.
 """
 
-import argparse
-import os
 import random
-import shutil
 import struct
 import sys
 
@@ -136,14 +133,10 @@ def check_counts(checks, c):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--module", required=True)
-    ap.add_argument("--redis-server", default=shutil.which("redis-server"))
-    args = ap.parse_args()
-    support.require(args.redis_server)
+    args = support.arguments()
     checks = support.Checks("module bad input")
     with support.servers() as make:
-        s = make(args.redis_server, os.path.abspath(args.module)).start()
+        s = make(args.redis_server, args.module).start()
         c = s.client()
         keep = support.write_stream(c, seed=31, count=1000)
         kept = support.snapshot(c, keep)

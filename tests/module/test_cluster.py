@@ -16,8 +16,6 @@ compared with what was written. With --dropin the module runs in drop-in mode an
 uses the native command names (ZADD, ZRANGE, ...).
 """
 
-import argparse
-import os
 import random
 import re
 import shutil
@@ -178,20 +176,18 @@ def failover(cluster):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--module", required=True)
-    ap.add_argument("--redis-server", default=shutil.which("redis-server"))
-    ap.add_argument("--dropin", action="store_true")
-    ap.add_argument("--keys", type=int, default=10000)
-    args = ap.parse_args()
-    support.require(args.redis_server)
+    def more(ap):
+        ap.add_argument("--dropin", action="store_true")
+        ap.add_argument("--keys", type=int, default=10000)
+
+    args = support.arguments(more)
     if shutil.which("redis-cli") is None:
         print("SKIPPED: redis-cli is not installed")
         return support.SKIP
     checks = support.Checks("module cluster%s" % (" (drop-in)" if args.dropin else ""))
     cmd = names(args.dropin)
     with support.servers(prefix="zset-cluster-") as make:
-        cluster = Cluster(make, args.redis_server, os.path.abspath(args.module), args.dropin)
+        cluster = Cluster(make, args.redis_server, args.module, args.dropin)
         cluster.start()
         rc = cluster.client()
         start = time.time()

@@ -15,9 +15,6 @@ and the keys on the drop-in server are the module's type. Then:
     (the AOF holds ZSET.* commands), never silently.
 """
 
-import argparse
-import os
-import shutil
 import sys
 import time
 
@@ -168,13 +165,9 @@ def aof_without_module(checks, make, redis_server, module):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--module", required=True)
-    ap.add_argument("--redis-server", default=shutil.which("redis-server"))
-    args = ap.parse_args()
-    support.require(args.redis_server)
+    args = support.arguments()
     checks = support.Checks("module drop-in")
-    module = os.path.abspath(args.module)
+    module = args.module
     with support.servers(prefix="zset-dropin-") as make:
         native = make(args.redis_server, None).start()
         dropin = make(args.redis_server, module, module_args=["--zset.dropin", "yes"]).start()

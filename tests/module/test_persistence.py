@@ -12,9 +12,6 @@ with what was there before:
   * the same with an RDB preamble (the type's rdb_save inside the AOF).
 """
 
-import argparse
-import os
-import shutil
 import sys
 import time
 
@@ -37,14 +34,10 @@ def state(client):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--module", required=True)
-    ap.add_argument("--redis-server", default=shutil.which("redis-server"))
-    args = ap.parse_args()
-    support.require(args.redis_server)
+    args = support.arguments()
     checks = support.Checks("module persistence")
     with support.servers() as make:
-        s = make(args.redis_server, os.path.abspath(args.module)).start()
+        s = make(args.redis_server, args.module).start()
         c = s.client()
         support.write_stream(c, seed=11, count=4000)
         before = state(c)

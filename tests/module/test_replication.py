@@ -12,9 +12,6 @@ A master and a replica (REPLICAOF), both with zset.so:
 then every key (type, members and scores, TTL presence) and DEBUG DIGEST agree on both.
 """
 
-import argparse
-import os
-import shutil
 import sys
 import threading
 import time
@@ -51,13 +48,9 @@ def blocking_pop(master_server, key, results):
 
 
 def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--module", required=True)
-    ap.add_argument("--redis-server", default=shutil.which("redis-server"))
-    args = ap.parse_args()
-    support.require(args.redis_server)
+    args = support.arguments()
     checks = support.Checks("module replication")
-    module = os.path.abspath(args.module)
+    module = args.module
     with support.servers() as make:
         ms = make(args.redis_server, module).start()
         rs = make(args.redis_server, module).start()
