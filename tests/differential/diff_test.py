@@ -244,6 +244,9 @@ def free_port():
 
 
 def wait_ping(port, proc, seconds=10.0):
+    """Whether `proc` answers PING on `port`. Another process may have taken the port between
+    free_port() and the server's bind (tests run side by side): the answer counts only when
+    INFO's process_id is proc's."""
     deadline = time.time() + seconds
     while time.time() < deadline:
         if proc.poll() is not None:
@@ -251,9 +254,11 @@ def wait_ping(port, proc, seconds=10.0):
         try:
             c = Conn(port)
             ok = c.call([b"PING"]) == ("simple", b"PONG")
+            info = c.call([b"INFO", b"server"]) if ok else None
             c.close()
             if ok:
-                return True
+                return info is not None and info[0] in ("bulk", "verbatim") and \
+                    ("\r\nprocess_id:%d\r\n" % proc.pid).encode() in info[1]
         except OSError:
             time.sleep(0.05)
     return False

@@ -87,6 +87,10 @@ def server_env(module):
     return env
 
 
+class PortTaken(RuntimeError):
+    """What answered on a server's port was another process."""
+
+
 class Server:
     """One redis-server with the module loaded (or not: module=None)."""
 
@@ -97,6 +101,7 @@ class Server:
         os.makedirs(self.dir, exist_ok=True)
         self.args = list(args)
         self.module_args = list(module_args)
+        self.cluster = cluster
         self.port = free_port(cluster)
         self.proc = None
 
@@ -109,20 +114,43 @@ class Server:
         return argv + self.args
 
     def start(self, timeout=15.0):
+        """Starts the server and waits for it. A first start whose port another process took
+        meanwhile tries again on a new port; a restart keeps its port (replicas and cluster
+        nodes know it)."""
+        for _ in range(4 if self.proc is None else 0):
+            try:
+                return self.start_once(timeout)
+            except PortTaken:
+                self.port = free_port(self.cluster)
+        return self.start_once(timeout)
+
+    def start_once(self, timeout):
         self.proc = subprocess.Popen(self.command_line(), stdout=subprocess.DEVNULL,
                                      stderr=subprocess.DEVNULL, env=server_env(self.module))
         deadline = time.time() + timeout
         while time.time() < deadline:
             if self.proc.poll() is not None:
-                raise RuntimeError("redis-server exited (%s); log:\n%s" %
-                                   (self.proc.returncode, self.log_tail()))
+                log = self.log_tail()
+                kind = PortTaken if "Address already in use" in log else RuntimeError
+                raise kind("redis-server exited (%s); log:\n%s" % (self.proc.returncode, log))
             try:
                 if self.client().ping():
-                    return self
+                    return self.check_identity()
             except (redis.exceptions.ConnectionError, redis.exceptions.BusyLoadingError):
                 time.sleep(0.05)
         raise RuntimeError("redis-server on port %d did not answer; log:\n%s" %
                            (self.port, self.log_tail()))
+
+    def check_identity(self):
+        """Another process may have taken the port between free_port() and the server's bind
+        (tests run side by side); what answers must be this server."""
+        pid = self.client().info("server")["process_id"]
+        if pid != self.proc.pid:
+            self.proc.kill()
+            self.proc.wait()
+            raise PortTaken("port %d is answered by process %d, not by the redis-server "
+                            "started for it (%d)" % (self.port, pid, self.proc.pid))
+        return self
 
     def stop(self):
         if self.proc is None or self.proc.poll() is not None:
