@@ -65,13 +65,6 @@ inline const module_spec& shown_row(std::size_t i) {
     return state().dropin ? zset_rows[i] : rows[i];
 }
 
-/// The reply protocol and double format of the calling client.
-inline module_sink make_sink(rmapi::Ctx* ctx) {
-    const bool resp3 = (rmapi::GetContextFlags(ctx) & rmapi::CTX_FLAGS_RESP3) != 0;
-    return module_sink(ctx, resp3 ? zset::redis::protocol::resp3 : zset::redis::protocol::resp2,
-                       state().doubles);
-}
-
 /// Whether a row's COMMAND INFO flags have `word`.
 constexpr bool has_flag(std::string_view flags, std::string_view word) noexcept {
     for (std::size_t at = 0; at < flags.size();) {
@@ -136,7 +129,7 @@ inline bool execute(const module_spec& row, rmapi::Ctx* ctx, rmapi::String** arg
     std::pmr::monotonic_buffer_resource scratch(buffer, sizeof buffer);
     std::pmr::vector<std::string_view> args(static_cast<std::size_t>(argc), &scratch);
     for (std::size_t i = 0; i < args.size(); ++i) args[i] = module_command::view_of(argv[i]);
-    module_sink sink = make_sink(ctx);
+    module_sink sink(ctx, state().doubles);
     const auto index = static_cast<std::size_t>(&row - zset_rows.data());
     module_command c(
         {ctx, argv, args.data(), args.size(), &row, &shown_row(index), row_writes[index], ready},

@@ -2,10 +2,15 @@
 // layer's handlers answer a module command's client directly.
 // SPDX-License-Identifier: MIT
 //
-// Doubles go out through RedisModule_ReplyWithDouble: the server formats them as it formats its
-// own sorted sets' scores (a RESP3 double, or a RESP2 bulk string in the server version's text),
-// so a module key's replies are byte-identical to a native key's. Errors carry their code
-// ("ERR ...", "WRONGTYPE ..."), as the Redis layer's texts do.
+// Doubles are byte-identical to a native key's: to a RESP3 client they go out through
+// RedisModule_ReplyWithDouble (the server writes its double type); to a RESP2 client Redis sends
+// a bulk string of the server version's text (%.17g before 7.2, the shortest round trip from
+// 7.2), which the Redis layer's format_double_chars writes as the zset server writes it, in a
+// fraction of the time the server's printf takes (about 15% of a native ZSCORE's server time,
+// by perf).
+// A reply that needs no double never asks for the client's protocol (reply_sink's
+// deferred_protocol). Errors carry their code ("ERR ...", "WRONGTYPE ..."), as the Redis
+// layer's texts do.
 //
 // mark() / rollback() cannot take back what was sent to the server; the keyspace's dispatch
 // is their only user and the module does not call them (a failing allocation ends Redis, as it
@@ -18,14 +23,16 @@
 #include <string_view>
 
 #include "redis_module_api.hpp"
+#include <zset/redis/numbers.hpp>
 #include <zset/redis/reply_sink.hpp>
 
 namespace zset::module {
 
 class module_sink final : public zset::redis::reply_sink {
 public:
-    module_sink(rmapi::Ctx* ctx, zset::redis::protocol proto, zset::redis::format_style style)
-        : reply_sink(proto, style), ctx_(ctx) {}
+    /// The calling client's protocol is asked of the server only if a reply's shape needs it.
+    module_sink(rmapi::Ctx* ctx, zset::redis::format_style style)
+        : reply_sink(deferred_protocol{}, style), ctx_(ctx) {}
 
     void simple(std::string_view t) override {
         rmapi::ReplyWithSimpleString(ctx_, std::string(t).c_str());
@@ -52,7 +59,12 @@ public:
         ++written_;
     }
     void dbl(double v) override {
-        rmapi::ReplyWithDouble(ctx_, v);
+        if (proto() == zset::redis::protocol::resp2) {
+            const zset::redis::double_chars text = zset::redis::format_double_chars(v, style());
+            rmapi::ReplyWithStringBuffer(ctx_, text.data, text.size);
+        } else {
+            rmapi::ReplyWithDouble(ctx_, v);
+        }
         ++written_;
     }
     void verbatim(std::string_view t) override {
@@ -78,6 +90,11 @@ public:
     bool replied() const noexcept { return written_ > 0; }
 
 private:
+    zset::redis::protocol find_protocol() const noexcept override {
+        const bool resp3 = (rmapi::GetContextFlags(ctx_) & rmapi::CTX_FLAGS_RESP3) != 0;
+        return resp3 ? zset::redis::protocol::resp3 : zset::redis::protocol::resp2;
+    }
+
     rmapi::Ctx* ctx_;
     std::size_t written_ = 0;
 };

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <functional>
 #include <limits>
+#include <random>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -172,6 +173,46 @@ struct folding_less {
     }
 };
 }  // namespace
+
+TEST_CASE("batch add into an empty set builds what adding the pairs one by one builds", "[add]") {
+    // An empty set builds a batch from its sorted members (engine/batch.hpp); every size, flag
+    // and threshold must give the same elements, encoding and reply as single adds.
+    std::mt19937_64 rng(54);
+    for (const std::size_t n : {1u, 2u, 100u, 128u, 129u, 1000u, 5000u}) {
+        std::vector<std::pair<std::string, double>> batch;
+        for (std::size_t i = 0; i < n; ++i) {
+            // repeated members (a later pair wins) and tied scores (member order decides)
+            const auto id = static_cast<unsigned>(rng() % (n + n / 4 + 1));
+            batch.emplace_back("m" + std::to_string(id), static_cast<double>(rng() % 50));
+        }
+        for (const add_flags flags : {add_flags::none, add_flags::ch, add_flags::nx, add_flags::xx,
+                                      add_flags::gt, add_flags::lt | add_flags::ch}) {
+            for (const std::size_t entries : {std::size_t{128}, std::size_t{0}}) {
+                zset::options opts;
+                opts.max_listpack_entries = entries;
+                zset::sorted_set<> built(opts), one_by_one(opts);
+                std::size_t counted = 0;
+                for (const auto& [m, sc] : batch) {
+                    const add_status st = one_by_one.add(m, sc, flags);
+                    counted += st == add_status::added ||
+                                       (st == add_status::updated && has(flags, add_flags::ch))
+                                   ? 1
+                                   : 0;
+                }
+                CAPTURE(n, entries);
+                REQUIRE(built.add(batch.begin(), batch.end(), flags) == counted);
+                REQUIRE(built.validate());
+                REQUIRE(built.encoding() == one_by_one.encoding());
+                REQUIRE(std::equal(built.begin(), built.end(), one_by_one.begin(), one_by_one.end(),
+                                   [](const auto& a, const auto& b) {
+                                       return a.member == b.member && a.score == b.score;
+                                   }));
+                built.add("late", 0.5);  // the built set takes further adds
+                REQUIRE(built.validate());
+            }
+        }
+    }
+}
 
 TEST_CASE("batch add finds duplicates with the set's own function objects", "[add]") {
     using folding_set =

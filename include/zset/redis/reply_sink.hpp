@@ -48,8 +48,17 @@ public:
     virtual ~reply_sink() = default;
 
     /// The protocol replies are shaped for; HELLO switches it for the rest of its own reply.
-    protocol proto() const noexcept { return proto_; }
-    void set_proto(protocol p) noexcept { proto_ = p; }
+    protocol proto() const noexcept {
+        if (!proto_known_) {
+            proto_ = find_protocol();
+            proto_known_ = true;
+        }
+        return proto_;
+    }
+    void set_proto(protocol p) noexcept {
+        proto_ = p;
+        proto_known_ = true;
+    }
     /// How doubles are written (Redis >= 7.2 shortest, or Redis 7.0 %.17g).
     format_style style() const noexcept { return style_; }
 
@@ -71,11 +80,11 @@ public:
     void ok() { simple("OK"); }
     /// Header of n (member, score) elements: flat pairs in RESP2, nested pairs in RESP3.
     void scored_header(std::size_t n, bool withscores) {
-        array(withscores && proto_ == protocol::resp2 ? n * 2 : n);
+        array(withscores && proto() == protocol::resp2 ? n * 2 : n);
     }
     /// One element after scored_header.
     void scored_element(std::string_view member, double score, bool withscores) {
-        if (withscores && proto_ == protocol::resp3) array(2);
+        if (withscores && proto() == protocol::resp3) array(2);
         bulk(member);
         if (withscores) dbl(score);
     }
@@ -91,6 +100,15 @@ public:
     std::string_view last_error_code() const noexcept { return {code_, code_len_}; }
 
 protected:
+    /// A sink whose protocol is looked up (find_protocol()) only when a reply's shape first
+    /// depends on it: most replies (a score, a count, a member) do not, and asking the server
+    /// costs a module command more than it costs a connection that knows it.
+    struct deferred_protocol {};
+    reply_sink(deferred_protocol, format_style style) noexcept
+        : proto_(protocol::resp2), style_(style), proto_known_(false) {}
+    /// The protocol of a deferred_protocol sink, asked for at most once.
+    virtual protocol find_protocol() const noexcept { return protocol::resp2; }
+
     /// Counts an error reply (call from error()).
     void note_error(std::string_view text) noexcept {
         const std::string_view code = error_code(text);
@@ -100,8 +118,9 @@ protected:
     }
 
 private:
-    protocol proto_;
+    mutable protocol proto_;
     format_style style_;
+    mutable bool proto_known_ = true;
     std::size_t errors_ = 0;
     char code_[32] = {};
     std::size_t code_len_ = 0;

@@ -158,8 +158,8 @@ TEST_CASE("hash_index: random inserts and erases against a model", "[hash_index]
 
 TEST_CASE("hash_index: every tag is rebuilt from its key and low bits, in small and large tables",
           "[hash_index]") {
-    // 300 entries: a table under 512 slots (24 stored tag bits); 20000: 16 stored bits
-    for (const std::size_t entries : {std::size_t{300}, std::size_t{20000}}) {
+    // 250 entries: a table under 512 slots (24 stored tag bits); 20000: 16 stored bits
+    for (const std::size_t entries : {std::size_t{250}, std::size_t{20000}}) {
         std::mt19937 rng(static_cast<unsigned>(entries));
         index_type index;
         std::vector<std::pair<std::uint32_t, record_address>> model;
@@ -290,6 +290,7 @@ TEST_CASE("hash_index: assign lays out what one insert after another builds, in 
             std::shuffle(input.begin(), input.end(), rng);
             index_type laid_out, inserted;
             laid_out.assign(input.data(), input.data() + input.size());
+            inserted.reserve(entries);  // the capacity assign takes (inserts alone double)
             for (const auto& e : input) inserted.insert(e.tag, e.a);
             REQUIRE(laid_out.validate());
             REQUIRE(laid_out.size() == entries);
@@ -321,4 +322,26 @@ TEST_CASE("hash_index: assign of 255 entries of one tag throws and leaves the in
     CHECK(index.size() == 254);
     CHECK(index.validate());
     for (const auto& e : input) CHECK(index.find_exact(e.tag, e.a) != index_type::npos);
+}
+
+TEST_CASE("hash_index: inserts at least double a table below 8,192 slots, grow it by 1/8 beyond",
+          "[hash_index]") {
+    index_type index;
+    std::mt19937 rng(54);
+    std::size_t before = 0, doublings = 0, steps = 0;
+    for (std::uint32_t k = 0; k < 40000; ++k) {
+        index.insert(static_cast<std::uint32_t>(rng()) | 1u, address_of(k));
+        if (index.capacity() == before) continue;
+        if (before != 0 && before < 8192) {
+            REQUIRE(index.capacity() >= 2 * before);
+            ++doublings;
+        } else if (before != 0) {
+            REQUIRE(index.capacity() == before + before / 8);
+            ++steps;
+        }
+        before = index.capacity();
+    }
+    REQUIRE(index.validate());
+    CHECK(doublings >= 8);  // 16 -> 8,192 and past
+    CHECK(steps >= 3);      // 8,192+ -> 45,000+
 }

@@ -532,6 +532,8 @@ public:
     ZSET_NOINLINE size_type lower_bound_by_scores(Score s, view m, const Compare& less,
                                                   search mode) const {
         const std::uint16_t* o = order();
+        // after the last score: appends (ascending scores, time series) need no search
+        if (size() != 0 && score_of(o[size() - 1]) < s) return size();
         const size_type p = partition_point(
             [&](size_type i) ZSET_LAMBDA_INLINE { return score_of(o[i]) < s; }, mode);
         if (p == size() || s < score_of(o[p])) return p;

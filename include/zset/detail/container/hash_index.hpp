@@ -16,11 +16,14 @@
 //            read as one little-endian 8-byte load (a padding byte follows the last);
 //   third tag bytes: bits 16-23 of the tag, in tables of under 512 slots only (see below).
 // 9 bytes a slot in all, as the former 4-byte tags + 5-byte refs; growth fills the table to
-// 7/8 and grows it by 1/8, so the load stays within 0.78-0.875 and the index costs 10.3-11.6
-// bytes per member. Measured alternatives: one array of 8-byte (tag, address) slots doubled
-// the probed bytes and made a dependent probe at 10^6 several times slower; a 15/16 load saves
-// under a byte a member but makes an insert shift several times as many slots (docs/design-log.md,
-// "Why this layout (0.2.0)").
+// 7/8 and grows it by 1/8, so from 8,192 slots the load stays within 0.78-0.875 and the index
+// costs 10.3-11.6 bytes per member; smaller tables at least double as inserts fill them
+// (growth_after), which costs up to twice that a member in sets of 129 to ~7,000 members and
+// saves ~7 of every 8 entry moves their growth made (docs/design-log.md, "Building from empty").
+// Measured alternatives: one array of 8-byte (tag, address) slots doubled the probed bytes and made
+// a dependent probe at 10^6 several times slower; a 15/16 load saves under a byte a member but
+// makes an insert shift several times as many slots (docs/design-log.md, "Why this layout
+// (0.2.0)").
 //
 // Why 2-byte keys: at 10^7 members the probed array is 23 MB, inside this machine class's 32 MB
 // L3 (the 4-byte tags were 46 MB, absl::flat_hash_map's control bytes 16 MB). Random probes of
@@ -197,6 +200,14 @@ public:
             rehash(cap);
     }
 
+    /// Makes room for one more entry, growing as inserts one at a time want (see
+    /// growth_after): reserve(size() + 1) but for the step. Strong guarantee.
+    void reserve_one_more() {
+        if (size_ + 1 + tombstones_ <= max_load(capacity_)) return;
+        if (tombstones_ != 0) return reserve(size_ + 1);
+        rehash(growth_after(capacity_));
+    }
+
     /// Starts loading the slots a lookup of `tag` reads first.
     void prefetch(std::uint32_t tag) const noexcept {
         if (size_ == 0) return;
@@ -291,7 +302,7 @@ public:
     /// Adds an entry; the caller guarantees the member is absent. Strong guarantee (grows or
     /// drops tombstones first when needed).
     void insert(std::uint32_t tag, record_address a) {
-        reserve(size_ + 1);
+        reserve_one_more();
         while (!try_place(tag, a)) rehash(grown(capacity_, size_ + 1));
         ++size_;
     }
@@ -417,6 +428,21 @@ public:
 
 private:
     static size_type max_load(size_type cap) noexcept { return cap - cap / 8; }
+    /// Below this many slots (72 KB of table) a table grown by an insert at least doubles.
+    static constexpr size_type doubling_below = 8192;
+    /// The capacity a full table grows to when an insert needs room: the next of the 1/8 steps
+    /// from 16 (every capacity is one of them; reserve(n) takes the first that holds n), or
+    /// below doubling_below the first of them at least twice as large. Every 1/8 step moves
+    /// each entry once, ~8 moves per member inserted one by one; doubling small tables makes
+    /// that ~1 below 8,192 slots, where the index is small beside the elements, and keeps the
+    /// capacities of large tables, so their bytes per member, as they were.
+    static size_type growth_after(size_type cap) noexcept {
+        if (cap < 16) return 16;
+        size_type next = cap + cap / 8;
+        if (cap < doubling_below)
+            while (next < 2 * cap) next += next / 8;
+        return next;
+    }
     /// The capacity growth reaches from `from` (16 at least) to hold n entries: tables fill to
     /// 7/8, and one rebuilt to drop tombstones (`drops_tombstones`) keeps 1/8 of that free, so
     /// the next drop is at least that many erases away.

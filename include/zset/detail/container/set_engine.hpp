@@ -568,6 +568,7 @@ private:
 
     /// Applies a planned batch (strong guarantee).
     void apply_batch(const batch_plan& plan);
+    void build_from_batch(const batch_plan& plan);
     /// The plan's new members.
     static size_type count_adds(const batch_plan& plan) noexcept;
     /// Would applying the plan to this listpack-mode set convert it?

@@ -127,6 +127,7 @@ inline auto set_engine<Params>::add(ForwardIt first, ForwardIt last, add_flags f
 
 template <class Params>
 inline void set_engine<Params>::apply_batch(const batch_plan& plan) {
+    if (empty()) return build_from_batch(plan);
     if (!skiplist_mode()) {
         // A listpack is small: apply the changes one by one to a copy (converted first if the
         // batch will need it: sizes only grow during a batch add, so this is exactly when
@@ -151,6 +152,27 @@ inline void set_engine<Params>::apply_batch(const batch_plan& plan) {
     }
     for (const auto& c : plan.changes)
         if (batch_plan::moves(c)) commit_move(c);
+}
+
+/// A batch into an empty set only adds: its members, sorted, are built as from_sorted builds
+/// (blocks filled in order, the index laid out in one pass) rather than inserted one by one,
+/// each with a search, block splits and index growth. Strong guarantee (a fresh engine).
+template <class Params>
+inline ZSET_NOINLINE void set_engine<Params>::build_from_batch(const batch_plan& plan) {
+    using change = typename batch_plan::change;
+    std::vector<const change*, rebound<const change*>> adds{
+        rebound<const change*>(get_allocator())};
+    adds.reserve(plan.changes.size());
+    for (const change& c : plan.changes)
+        if (batch_plan::adds(c)) adds.push_back(&c);
+    std::sort(adds.begin(), adds.end(), [this](const change* a, const change* b) {
+        return element_less(*a->after, a->member, *b->after, b->member);
+    });
+    using pair = std::pair<key_view, Score>;  // key_view may be a reference: built, not sorted
+    std::vector<pair, rebound<pair>> sorted{rebound<pair>(get_allocator())};
+    sorted.reserve(adds.size());
+    for (const change* c : adds) sorted.emplace_back(c->member, *c->after);
+    rebuild_from(sorted.begin(), sorted.end(), build_room::growth);
 }
 
 template <class Params>

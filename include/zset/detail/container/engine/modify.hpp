@@ -103,7 +103,7 @@ inline void set_engine<Params>::insert_new(const probe& k, Score s, bool may_con
         listpack_insert(k, s);
         return;
     }
-    sk_->index.reserve(sk_->index.size() + 1);
+    sk_->index.reserve_one_more();
     const address placed = insert_element(k, s);
     ZSET_TRY {
         sk_->index.insert(index_type::tag_of(k.hash), placed);
