@@ -293,6 +293,8 @@ public:
     /// Slack policy: 1/16 keeps a listpack-mode set near its exact size (as Redis's realloc per
     /// insert) while a block is copied only every n/16 inserts.
     static size_type grown(size_type n) noexcept { return n + n / 16 + 2; }
+    /// Bytes of one area unit (1 for byte strings, a cell otherwise).
+    static constexpr size_type bytes_per_unit() noexcept { return unit_bytes; }
     static size_type grown_area(size_type units) noexcept {
         return units + units / 16 + (bytes ? 8 : 1);
     }

@@ -440,6 +440,8 @@ private:
     /// Replaces the listpack block by one with room for one more record of `units` units (out
     /// of line).
     void make_listpack_room(size_type units);
+    static size_type listpack_grown_positions(size_type n) noexcept;
+    static size_type listpack_grown_area(size_type units) noexcept;
     /// Positions for a listpack block that wants `wanted`, capped by the thresholds.
     size_type listpack_positions(size_type wanted) const noexcept;
     /// Gives every element of a block that left its bucket table its whole fingerprint (out of

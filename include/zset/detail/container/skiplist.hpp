@@ -690,13 +690,15 @@ private:
             compact(x, units, moved);
             return;
         }
-        size_type cap = b.capacity(), area = b.area();
-        if (b.size() >= cap)
-            cap = appending ? std::min(2 * cap + 2, block_type::max_positions)
-                            : block_type::grown(b.size() + 1);
-        if (b.used() + units > area)
-            area = appending ? std::min(2 * (b.used() + units), block_type::max_area)
-                             : block_type::grown_area(b.used() + units);
+        // Both dimensions take their step unless they have that much room already: grown one
+        // at a time, positions and area ran out a few inserts apart and each ran a copy.
+        const size_type n = b.size() + 1, needed = b.used() + units;
+        const size_type cap =
+            std::max(b.capacity(),
+                     appending ? std::min(2 * n, block_type::max_positions) : block_type::grown(n));
+        const size_type area =
+            std::max(b.area(), appending ? std::min(2 * needed, block_type::max_area)
+                                         : block_type::grown_area(needed));
         blocks_[x] = block_type::regrow(allocator(), b, cap, area);
     }
 
