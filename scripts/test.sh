@@ -35,13 +35,14 @@ if ! command -v ninja >/dev/null 2>&1; then
 fi
 
 # configure_build_test <build dir> <cmake configure args...>
-# A leg may set a local array leg_ctest=(...) with extra ctest arguments for itself.
+# A leg may set a local array leg_ctest=(...) with extra ctest arguments for itself, and
+# ctest_jobs to run more tests at once than it builds.
 configure_build_test() {
     local dir="$1"
     shift
     cmake -S . -B "$dir" "${generator[@]}" "$@" &&
         cmake --build "$dir" -j "$ZSET_JOBS" &&
-        ctest --test-dir "$dir" --output-on-failure -j "$ZSET_JOBS" \
+        ctest --test-dir "$dir" --output-on-failure -j "${ctest_jobs:-$ZSET_JOBS}" \
             ${leg_ctest[@]+"${leg_ctest[@]}"} ${ctest_extra[@]+"${ctest_extra[@]}"}
 }
 
@@ -59,7 +60,10 @@ configure_build_test() {
 gcc_leg_config=(-DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release
     -DCMAKE_CXX_FLAGS_RELEASE="-O3 -DNDEBUG -g1" -DZSET_WERROR=ON -DZSET_TEST_UNITY=ON
     -DZSET_TEST_UNIT_FLAGS=-O1)
+# Its ctest runs one test more than ZSET_JOBS at once: the longest (the module's cluster tests)
+# spend much of their time waiting for servers (96 -> 86 s of the leg, measured).
 leg_gcc() {
+    local ctest_jobs=$((ZSET_JOBS + 1))
     configure_build_test "$b"/ci-gcc "${gcc_leg_config[@]}"
 }
 
