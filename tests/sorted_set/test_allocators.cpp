@@ -185,8 +185,8 @@ TEST_CASE("set operations allocate from the first input's allocator", "[allocato
 TEST_CASE("a set built from empty copies its blocks rarely", "[allocators]") {
     // Members in random score order: each insert lands anywhere in its block. Grown by 1/16
     // alone, a small listpack block was copied on nearly every insert (43 allocations to 100
-    // members), and a block's positions and area ran out separately, each costing a copy
-    // (301 allocations to 1,000 members).
+    // members here), and a block's positions and area ran out separately, each costing a copy
+    // (309 allocations to 1,000 members here).
     const auto build = [](int n) {
         arena_stats arena;
         tracked_set<true> s(zset::options{}, tracking_allocator<std::string, true>(&arena));

@@ -290,8 +290,9 @@ public:
         return fresh;
     }
 
-    /// Slack policy: 1/16 keeps a listpack-mode set near its exact size (as Redis's realloc per
-    /// insert) while a block is copied only every n/16 inserts.
+    /// Slack policy: 1/16 keeps a set near its exact size (as Redis's realloc per insert) while
+    /// a large block is copied only every n/16 inserts. A listpack-mode block takes larger steps
+    /// while it is small (set_engine::listpack_grown_positions).
     static size_type grown(size_type n) noexcept { return n + n / 16 + 2; }
     /// Bytes of one area unit (1 for byte strings, a cell otherwise).
     static constexpr size_type bytes_per_unit() noexcept { return unit_bytes; }
