@@ -2,6 +2,7 @@
 // written once and instantiated per structure.
 //
 //   bool add(const std::string& m, double s)        ZADD (insert or update); true if m was new
+//   reserve(n)                                      a size hint (optional: where one exists)
 //   std::optional<double> score(m)                  ZSCORE
 //   std::optional<std::size_t> rank(m)              ZRANK             (has_rank only)
 //   range_by_score(lo, k, f)                        ZRANGEBYSCORE lo +inf LIMIT 0 k; f(m, s)
@@ -78,6 +79,7 @@ public:
     explicit zset_adapter(Set s) : s_(std::move(s)) {}
 
     bool add(const std::string& m, double sc) { return s_.add(m, sc) == zset::add_status::added; }
+    void reserve(std::size_t n) { s_.reserve(n); }
     ZBENCH_LOOKUP std::optional<double> score(const std::string& m) const { return s_.score(m); }
     ZBENCH_LOOKUP std::optional<std::size_t> rank(const std::string& m) const { return s_.rank(m); }
 
@@ -147,6 +149,8 @@ template <class Tree, class Map>
 class tree_map_adapter {
 public:
     static constexpr bool has_rank = false;
+
+    void reserve(std::size_t n) { map_.reserve(n); }  // the hash map's; the tree takes none
 
     bool add(const std::string& m, double sc) {
         const auto [it, inserted] = map_.try_emplace(m, sc);
@@ -374,6 +378,8 @@ class boost_adapter {
 
 public:
     static constexpr bool has_rank = true;
+
+    void reserve(std::size_t n) { c_.get<by_member>().reserve(n); }  // the hashed index's
 
     bool add(const std::string& m, double sc) {
         auto& h = c_.get<by_member>();

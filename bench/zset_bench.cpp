@@ -17,7 +17,8 @@
 //     counters: zset through a counting Allocator, the peers through the counting global
 //     operator new (bench/alloc_counter.cpp);
 //   * building from empty: build_random / build_ascending/<structure>/<n> (n ZADDs into an empty
-//     structure in random / ascending score order, time per add), batch_add/<structure>/1000
+//     structure in random / ascending score order, time per add), build_reserved/<structure>/<n>
+//     (build_random after reserve(n) where the structure takes one), batch_add/<structure>/1000
 //     (one ZADD of 1,000 unsorted pairs; the peers add them one by one) and
 //     many_sets_<m>/<structure>/<k> (k sets of m members each built from empty: time per add,
 //     and bytes per element as counters). ZSET_BENCH_BUILDING=0 leaves out the last two.
@@ -644,14 +645,26 @@ void bm_inter(benchmark::State& st, std::size_t n) {
 /// A structure built from empty by ZADDs of the dataset's n elements one at a time, in random
 /// order (`ascending` false: the dataset's permutation) or in ascending score order (a time
 /// series): time per add. The structure is destroyed untimed after each iteration.
+/// Does the adapter take a size hint (reserve(n))?
+template <class A, class = void>
+struct takes_reserve : std::false_type {};
+template <class A>
+struct takes_reserve<A, std::void_t<decltype(std::declval<A&>().reserve(std::size_t{}))>>
+    : std::true_type {};
+
+enum class size_hint { none, reserved };
+
 template <class Spec>
-void bm_build(benchmark::State& st, std::size_t n, bool ascending) {
+void bm_build(benchmark::State& st, std::size_t n, bool ascending,
+              size_hint hint = size_hint::none) {
     const dataset& d = data_for(n);
     const std::vector<std::uint32_t>& order = ascending ? d.order : d.perm;
     for (auto _ : st) {
         auto a = std::make_unique<typename Spec::adapter>(Spec::make());
         std::size_t added = 0;
         const double t0 = thread_cpu_seconds();
+        if constexpr (takes_reserve<typename Spec::adapter>::value)
+            if (hint == size_hint::reserved) a->reserve(n);
         for (const std::uint32_t i : order) added += a->add(d.members[i], d.scores[i]) ? 1 : 0;
         const double t1 = thread_cpu_seconds();
         st.SetIterationTime(batch_seconds(t0, t1));
@@ -670,6 +683,13 @@ void bm_build_random(benchmark::State& st, std::size_t n) {
 template <class Spec>
 void bm_build_ascending(benchmark::State& st, std::size_t n) {
     bm_build<Spec>(st, n, true);
+}
+/// build_random after reserve(n), for the structures that take a size hint (zset: sorted_set::
+/// reserve; absl and std: the hash map's; Boost: the hashed index's; the Redis-style peer and
+/// the trees alone take none and build as in build_random).
+template <class Spec>
+void bm_build_reserved(benchmark::State& st, std::size_t n) {
+    bm_build<Spec>(st, n, false, size_hint::reserved);
 }
 
 /// One ZADD of `batch_pairs` pairs in random order into an empty set (zset's batch add; the
@@ -803,28 +823,39 @@ struct op_entry {
 };
 
 constexpr std::size_t any_size = static_cast<std::size_t>(-1);
-constexpr std::size_t op_count = 16;
+constexpr std::size_t op_count = 17;
 constexpr op_entry ops[op_count] = {
-    {"build_random", false, true, any_size},  {"build_ascending", false, true, any_size},
-    {"zadd_new", false, true, any_size},      {"update", false, false, any_size},
-    {"zscore_hit", false, false, any_size},   {"zscore_miss", false, false, any_size},
-    {"zrank", true, false, any_size},         {"range_by_score", false, false, any_size},
-    {"range_by_rank", true, false, any_size}, {"zrem", false, true, any_size},
-    {"pop_min", false, true, any_size},       {"iterate", false, false, any_size},
-    {"zcount", false, false, any_size},       {"union", false, false, union_max_size},
-    {"inter", false, false, union_max_size},  {"memory", false, false, any_size},
+    {"build_random", false, true, any_size},
+    {"build_ascending", false, true, any_size},
+    {"build_reserved", false, true, any_size},
+    {"zadd_new", false, true, any_size},
+    {"update", false, false, any_size},
+    {"zscore_hit", false, false, any_size},
+    {"zscore_miss", false, false, any_size},
+    {"zrank", true, false, any_size},
+    {"range_by_score", false, false, any_size},
+    {"range_by_rank", true, false, any_size},
+    {"zrem", false, true, any_size},
+    {"pop_min", false, true, any_size},
+    {"iterate", false, false, any_size},
+    {"zcount", false, false, any_size},
+    {"union", false, false, union_max_size},
+    {"inter", false, false, union_max_size},
+    {"memory", false, false, any_size},
 };
 
 /// Registers operation `w` of `ops` for one structure at size n (if it applies).
 template <class Spec>
 void register_op(std::size_t w, std::size_t n) {
-    static constexpr bench_fn fns[op_count] = {
-        &bm_build_random<Spec>, &bm_build_ascending<Spec>, &bm_zadd_new<Spec>,
-        &bm_update<Spec>,       &bm_zscore_hit<Spec>,      &bm_zscore_miss<Spec>,
-        &bm_zrank<Spec>,        &bm_range_by_score<Spec>,  &bm_range_by_rank<Spec>,
-        &bm_zrem<Spec>,         &bm_pop_min<Spec>,         &bm_iterate<Spec>,
-        &bm_zcount<Spec>,       &bm_union<Spec>,           &bm_inter<Spec>,
-        &bm_memory<Spec>};
+    static constexpr bench_fn fns[op_count] = {&bm_build_random<Spec>,   &bm_build_ascending<Spec>,
+                                               &bm_build_reserved<Spec>, &bm_zadd_new<Spec>,
+                                               &bm_update<Spec>,         &bm_zscore_hit<Spec>,
+                                               &bm_zscore_miss<Spec>,    &bm_zrank<Spec>,
+                                               &bm_range_by_score<Spec>, &bm_range_by_rank<Spec>,
+                                               &bm_zrem<Spec>,           &bm_pop_min<Spec>,
+                                               &bm_iterate<Spec>,        &bm_zcount<Spec>,
+                                               &bm_union<Spec>,          &bm_inter<Spec>,
+                                               &bm_memory<Spec>};
     const op_entry& op = ops[w];
     if (n > Spec::max_size || n > op.max_size) return;
     if (op.needs_rank && !Spec::adapter::has_rank) return;

@@ -212,6 +212,14 @@ public:
     [[nodiscard]] size_type size() const noexcept { return engine_.size(); }
     /// The most elements a set can hold (ranks are 32-bit). O(1). Never throws.
     [[nodiscard]] size_type max_size() const noexcept { return engine_.max_size(); }
+    /// Makes room for n elements in all, so that adding up to n - size() new members does not
+    /// grow what their count decides: the listpack block's positions (and its record area, at
+    /// the set's average record size, or a 16-byte member's in an empty set), or, for n past
+    /// max_listpack_entries, the hash index, converting to skiplist mode first (an empty set
+    /// so reserved is in skiplist mode; a copy of it is not). Blocks still split as they fill.
+    /// No-op when n <= size(). Redis: the size hint with which ZADD and the *STORE commands
+    /// create a key (listpack or skiplist by the count). O(size() + n). Strong guarantee.
+    void reserve(size_type n) { engine_.reserve(n); }
 
     // ---- modifiers ----------------------------------------------------------------------------
 

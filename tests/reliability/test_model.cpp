@@ -141,11 +141,13 @@ void compare_all(const Set& s, const Ref& ref) {
 }
 
 template <class Set>
-void check_encoding(const Set& s, const zset::options& o, std::size_t largest_since_empty) {
+void check_encoding(const Set& s, const zset::options& o, std::size_t largest_since_empty,
+                    bool reserved_while_empty) {
     // Redis: listpack while it has never been larger than the entry limit (score updates and
-    // erases never convert, an emptied set starts over).
+    // erases never convert, an emptied set starts over). An empty set reserve()d past the limit
+    // is in skiplist mode, as Redis creates a key from a size hint.
     if (s.empty()) {
-        REQUIRE(s.encoding() == zset::encoding::listpack);
+        if (!reserved_while_empty) REQUIRE(s.encoding() == zset::encoding::listpack);
     } else if (largest_since_empty > o.max_listpack_entries) {
         REQUIRE(s.encoding() == zset::encoding::skiplist);
     }
@@ -170,7 +172,8 @@ void run_model(const model_config& cfg) {
     Set s(cfg.opts);
     Ref ref;
     std::size_t largest = 0;
-    std::vector<Set> parked;  // copies kept aside to check they are independent
+    bool reserved_while_empty = false;  // reserve() past the limit since the set last emptied
+    std::vector<Set> parked;            // copies kept aside to check they are independent
 
     auto random_score_range = [&] {
         auto random_bound = [&] {
@@ -426,7 +429,7 @@ void run_model(const model_config& cfg) {
         } else if (choice < 960) {  // copy, move, swap, ==
             Set copy(s);
             REQUIRE(copy == s);
-            REQUIRE(copy.encoding() == s.encoding());
+            if (!s.empty()) REQUIRE(copy.encoding() == s.encoding());  // copies drop reservations
             Set moved(std::move(copy));
             REQUIRE(moved == s);
             REQUIRE(copy.empty());  // NOLINT(bugprone-use-after-move): moved-from is empty
@@ -448,6 +451,18 @@ void run_model(const model_config& cfg) {
         } else if (choice < 967) {
             s.clear();
             ref = Ref();
+        } else if (choice < 975) {  // reserve: room only; past the limit, skiplist mode at once
+            const std::size_t n = static_cast<std::size_t>(rng() % (2 * cfg.pool + 2));
+            const zset::encoding before = s.encoding();
+            s.reserve(n);
+            REQUIRE(s.validate());
+            if (n > s.size() && n > cfg.opts.max_listpack_entries) {
+                REQUIRE(s.encoding() == zset::encoding::skiplist);
+                largest = std::max(largest, cfg.opts.max_listpack_entries + 1);
+                if (s.empty()) reserved_while_empty = true;
+            } else {
+                REQUIRE(s.encoding() == before);
+            }
         } else {  // erase batch
             std::vector<Member> ms;
             for (int i = 0; i < 4; ++i) ms.push_back(members.pick(rng));
@@ -457,7 +472,12 @@ void run_model(const model_config& cfg) {
             for (const auto& x : ms) views.push_back(typename Set::key_value(members.view(x)));
             REQUIRE(s.erase(views.begin(), views.end()) == expect);
         }
-        if (s.empty()) largest = 0;
+        // an empty set's next add converts only if it is (still) a reserved skiplist
+        if (s.empty())
+            largest = reserved_while_empty && s.encoding() == zset::encoding::skiplist
+                          ? cfg.opts.max_listpack_entries + 1
+                          : 0;
+        if (!s.empty()) reserved_while_empty = false;
         largest = std::max(largest, s.size());
         for (const auto& e : s) {
             (void)e;
@@ -465,7 +485,7 @@ void run_model(const model_config& cfg) {
         }
         if (op % 2048 == 0 || op + 1 == cfg.operations) {
             compare_all(s, ref);
-            check_encoding(s, cfg.opts, largest);
+            check_encoding(s, cfg.opts, largest, reserved_while_empty);
         }
         ++g_operations;
     }

@@ -1,4 +1,5 @@
 // Allocator awareness: std::pmr, and a stateful allocator's propagation on copy, move, swap.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <memory_resource>
@@ -14,6 +15,7 @@ namespace {
 struct arena_stats {
     std::size_t live_bytes = 0;
     std::size_t allocations = 0;
+    std::size_t largest = 0;  // bytes of the largest allocation
 };
 
 /// An allocator with state (which arena it draws from); propagation is a template parameter.
@@ -37,6 +39,7 @@ struct tracking_allocator {
     T* allocate(std::size_t n) {
         arena->live_bytes += n * sizeof(T);
         ++arena->allocations;
+        arena->largest = std::max(arena->largest, n * sizeof(T));
         return static_cast<T*>(::operator new(n * sizeof(T)));
     }
     void deallocate(T* p, std::size_t n) noexcept {
@@ -201,4 +204,38 @@ TEST_CASE("a set built from empty copies its blocks rarely", "[allocators]") {
     };
     CHECK(build(100) <= 20);
     CHECK(build(1000) <= 220);
+}
+
+TEST_CASE("adds up to a reservation grow neither the listpack block nor the index",
+          "[allocators]") {
+    SECTION("listpack mode: 100 members of up to 16 bytes, no allocation after reserve") {
+        arena_stats arena;
+        tracked_set<true> s(zset::options{}, tracking_allocator<std::string, true>(&arena));
+        s.reserve(100);
+        REQUIRE(s.encoding() == zset::encoding::listpack);
+        const std::size_t reserved = arena.allocations;
+        for (int i = 0; i < 100; ++i)
+            s.add("member:" + std::to_string(i), static_cast<double>((i * 37) % 100));
+        CHECK(arena.allocations == reserved);  // 16 without the reservation
+        REQUIRE(s.validate());
+    }
+    SECTION("skiplist mode: 5,000 members, no allocation the size of the index") {
+        arena_stats arena;
+        tracked_set<true> s(zset::options{}, tracking_allocator<std::string, true>(&arena));
+        s.reserve(5000);
+        REQUIRE(s.encoding() == zset::encoding::skiplist);
+        const std::size_t index_bytes = arena.largest;  // 9 bytes a slot, ~5,700 slots
+        REQUIRE(index_bytes >= 5000 * 9);
+        arena.largest = 0;
+        std::uint64_t x = 99;
+        for (int i = 0; i < 5000; ++i) {
+            x = x * 6364136223846793005u + 1442695040888963407u;
+            s.add("member:" + std::to_string(i), static_cast<double>(x >> 11));
+        }
+        // blocks of 128 short records and the node pool stay far below the index: without
+        // the reservation the index is reallocated on the way, the last time at full size
+        CHECK(arena.largest < index_bytes / 4);
+        REQUIRE(s.size() == 5000);
+        REQUIRE(s.validate());
+    }
 }

@@ -3,6 +3,7 @@
 // size of a set object, -0 in either encoding (through add and from_sorted).
 #include <cmath>
 #include <cstdint>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -149,4 +150,77 @@ TEST_CASE("listpack mode stores -0 as 0, skiplist mode keeps it (as Redis)", "[e
     REQUIRE(sl.encoding() == encoding::skiplist);
     REQUIRE(std::signbit(*sl.score("a")));
     REQUIRE(sl.add("a", 0.0) == zset::add_status::unchanged);  // 0 and -0 are equal
+}
+
+TEST_CASE("reserve picks the encoding the count needs and changes no element", "[encoding]") {
+    zset::sorted_set<> s;
+    s.reserve(100);  // within the entry limit: room in the listpack block
+    REQUIRE(s.encoding() == encoding::listpack);
+    REQUIRE(s.empty());
+    REQUIRE(s.validate());
+    for (int i = 0; i < 50; ++i) s.add("m" + std::to_string(i), i);
+    s.reserve(10);  // below the size: nothing
+    REQUIRE(s.encoding() == encoding::listpack);
+    s.reserve(129);  // past it: skiplist mode now, as Redis creates a key from a size hint
+    REQUIRE(s.encoding() == encoding::skiplist);
+    REQUIRE(s.size() == 50);
+    REQUIRE(s.validate());
+    REQUIRE(s.rank("m7") == 7u);
+    REQUIRE(s.score("m49") == 49.0);
+    s.reserve(100000);  // skiplist mode: room in the index
+    REQUIRE(s.size() == 50);
+    REQUIRE(s.validate());
+}
+
+TEST_CASE("an empty set reserved past the entry limit is an empty skiplist", "[encoding]") {
+    zset::sorted_set<> s;
+    s.reserve(1000);
+    REQUIRE(s.encoding() == encoding::skiplist);
+    REQUIRE(s.validate());
+    // every read answers as an empty set's
+    REQUIRE(s.empty());
+    REQUIRE(s.begin() == s.end());
+    REQUIRE(s.rbegin() == s.rend());
+    REQUIRE(s.nth(0) == s.end());
+    REQUIRE(!s.score("a").has_value());
+    REQUIRE(!s.rank("a").has_value());
+    REQUIRE(s.find("a") == s.end());
+    REQUIRE(s.count(zset::score_range<double>::all()) == 0);
+    REQUIRE(s.lex_count({}) == 0);
+    REQUIRE(s.range_by_rank(0, -1).size() == 0);
+    REQUIRE(s.rev_range_by_rank(0, -1).size() == 0);
+    REQUIRE(s.range_by_score(zset::score_range<double>::all()).size() == 0);
+    REQUIRE(s.rev_range_by_score(zset::score_range<double>::all()).size() == 0);
+    REQUIRE(s.range_by_lex({}).size() == 0);
+    REQUIRE(s.rev_range_by_lex({}).size() == 0);
+    REQUIRE(s.pop_min(3).empty());
+    REQUIRE(s.pop_max(3).empty());
+    std::mt19937_64 rng(7);
+    REQUIRE(s.random_members(5, rng).empty());
+    REQUIRE(s.random_members(-5, rng).empty());
+    std::size_t visited = 0;
+    REQUIRE(s.scan(0, 10, [&](const auto&) { ++visited; }) == 0);
+    REQUIRE(visited == 0);
+    REQUIRE(s == zset::sorted_set<>());
+    REQUIRE(s.erase("a") == 0);
+    REQUIRE(s.erase_range_by_rank(0, -1) == 0);
+    REQUIRE(s.erase_range_by_score(zset::score_range<double>::all()) == 0);
+    REQUIRE(s.validate());
+    REQUIRE(s.memory_usage() > sizeof(s));
+    // a copy is an ordinary empty set; the reservation stays with the original
+    const zset::sorted_set<> copy(s);
+    REQUIRE(copy.encoding() == encoding::listpack);
+    // the first adds go into skiplist mode; emptying it starts over in listpack mode
+    REQUIRE(s.encoding() == encoding::skiplist);  // the no-op erases above kept the room
+    s.add("b", 2);
+    s.add("a", 1);
+    REQUIRE(s.encoding() == encoding::skiplist);
+    REQUIRE(s.rank("b") == 1u);
+    REQUIRE(s.validate());
+    s.erase("a");
+    s.erase("b");
+    REQUIRE(s.empty());
+    REQUIRE(s.encoding() == encoding::listpack);
+    s.add("c", 3);
+    REQUIRE(s.encoding() == encoding::listpack);
 }

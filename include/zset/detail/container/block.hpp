@@ -394,7 +394,15 @@ public:
     /// Area units a record for member m takes (at least a hole's 4 bytes).
     static size_type units_for(view m) noexcept {
         if constexpr (bytes)
-            return string_units(m.size() < long_length ? m.size() : long_length);
+            return units_for_length(m.size());
+        else
+            return 1;
+    }
+    /// Area units a record for a member of `length` bytes takes (members that are not byte
+    /// strings: one unit, whatever the length).
+    static size_type units_for_length(size_type length) noexcept {
+        if constexpr (bytes)
+            return string_units(length < long_length ? length : long_length);
         else
             return 1;
     }

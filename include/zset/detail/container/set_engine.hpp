@@ -13,9 +13,10 @@
 //   * set_iterator.hpp — the const_iterator.
 //
 // State: the conversion thresholds (opts_), a pointer to skiplist mode's state (sk_: the list and
-// the index in one allocation; null in listpack mode) and the listpack block (lp_: null while the
-// set is empty or in skiplist mode). Exactly one of sk_ and lp_ is set while the set holds
-// elements; an empty set holds neither. Every operation branches once on skiplist_mode().
+// the index in one allocation; null in listpack mode) and the listpack block (lp_: null in skiplist
+// mode and in an empty set). Exactly one of sk_ and lp_ is set while the set holds
+// elements; an empty set holds neither, unless reserve() gave it room in one of them (an empty
+// block, or an empty list with its index). Every operation branches once on skiplist_mode().
 //
 // Encodings. In listpack mode the whole set is one block with no index (as Redis's listpack): a
 // member lookup compares its bucket of the block's bucket table (up to 128 elements, the default
@@ -239,6 +240,7 @@ public:
     // ---- building (engine/build.hpp) -----------------------------------------------------------
 
     void shrink_to_fit();
+    void reserve(size_type n);
     template <class ForwardIt>
     void assign_sorted(ForwardIt first, ForwardIt last);
 
@@ -324,6 +326,9 @@ private:
         byte_members && (std::is_same_v<KeyEqual, std::equal_to<>> ||
                          std::is_same_v<KeyEqual, std::equal_to<std::string_view>> ||
                          std::is_same_v<KeyEqual, std::equal_to<std::string>>);
+    /// The member length reserve() assumes in an empty listpack-mode set, whose records it
+    /// cannot average: a short key ("user:1234567890").
+    static constexpr size_type reserve_member_bytes = 16;
     /// Up to this many elements a set is taken to be in L1 (search_mode).
     static constexpr size_type hot_set_size = 128;
     /// From this many blocks (~20 MB) a walk requests one block further ahead.
@@ -440,6 +445,12 @@ private:
     /// Replaces the listpack block by one with room for one more record of `units` units (out
     /// of line).
     void make_listpack_room(size_type units);
+    /// Replaces the listpack block by one of `cap` positions and `area` units holding the same
+    /// elements (compacted when it holds garbage). Strong guarantee.
+    void resize_listpack(size_type cap, size_type area);
+    /// reserve() in listpack mode: room for n elements, records the size of the set's average
+    /// (of a reserve_member_bytes member in an empty set).
+    void reserve_listpack(size_type n);
     static size_type listpack_grown_positions(size_type n) noexcept;
     static size_type listpack_grown_area(size_type units) noexcept;
     /// Positions for a listpack block that wants `wanted`, capped by the thresholds.

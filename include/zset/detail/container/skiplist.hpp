@@ -281,6 +281,11 @@ public:
         return ranked() && a != b ? ranks_.offset(a, b) : 0;
     }
 
+    /// Allocates the node pool with its head if the list has none, so that an empty list is
+    /// walkable as any other (first() is the head, whose block is null): a set reserve()d in
+    /// skiplist mode before its first element. Strong guarantee.
+    void reserve_head() { reserve_node(); }
+
     // ---- element insertion ----------------------------------------------------------------------
 
     /// Where a new element goes: the node (head_id when the list has no node yet) and its

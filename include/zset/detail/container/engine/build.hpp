@@ -27,6 +27,28 @@ inline void set_engine<Params>::shrink_to_fit() {
     rebuild_from(begin(), end(), build_room::none);
 }
 
+/// In listpack mode up to the entry threshold, room in the block; beyond it (or in skiplist
+/// mode) room in the index, converting first, as Redis creates a key from a ZADD's size hint
+/// in the encoding that count needs. An empty set reserved past the threshold is an empty set
+/// in skiplist mode. Strong guarantee.
+template <class Params>
+inline void set_engine<Params>::reserve(size_type n) {
+    if (n <= size()) return;
+    if (!skiplist_mode() && n <= opts_.max_listpack_entries &&
+        block_type::can_hold(n, lp_ ? lp_.used() - lp_.garbage() : 0)) {
+        reserve_listpack(n);
+        return;
+    }
+    if (!skiplist_mode()) {
+        set_engine converted = skiplist_copy();
+        converted.sk_->list.reserve_head();
+        converted.sk_->index.reserve(n);
+        take(converted);
+        return;
+    }
+    sk_->index.reserve(n);
+}
+
 template <class Params>
 template <class ForwardIt>
 inline void set_engine<Params>::assign_sorted(ForwardIt first, ForwardIt last) {

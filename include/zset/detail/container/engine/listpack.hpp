@@ -60,12 +60,17 @@ inline void set_engine<Params>::listpack_insert(const probe& k, Score given) {
 /// built from empty copied its block twice as often. Strong guarantee.
 template <class Params>
 inline ZSET_NOINLINE void set_engine<Params>::make_listpack_room(size_type units) {
-    const Allocator& alloc = allocator();
     const size_type cap =
         listpack_positions(std::max(lp_.capacity(), listpack_grown_positions(lp_.size() + 1)));
     const size_type live = lp_.used() - lp_.garbage();
     const size_type area =
         std::max(lp_.garbage() == 0 ? lp_.area() : size_type{0}, listpack_grown_area(live + units));
+    resize_listpack(cap, area);
+}
+
+template <class Params>
+inline void set_engine<Params>::resize_listpack(size_type cap, size_type area) {
+    const Allocator& alloc = allocator();
     const bool had_table = lp_.has_table();
     if (lp_.garbage() == 0) {
         lp_ = block_type::regrow(alloc, lp_, cap, area);
@@ -76,6 +81,24 @@ inline ZSET_NOINLINE void set_engine<Params>::make_listpack_room(size_type units
         lp_ = fresh;
     }
     if (had_table && !lp_.has_table()) refingerprint_listpack();
+}
+
+/// Positions for n elements, and area for the records to come at the set's average record
+/// size, within the block's addressable area (records longer than the average may still grow
+/// it). Strong guarantee.
+template <class Params>
+inline ZSET_NOINLINE void set_engine<Params>::reserve_listpack(size_type n) {
+    const size_type live = lp_ ? lp_.used() - lp_.garbage() : 0;
+    const size_type average = size() != 0 ? (live + size() - 1) / size()
+                                          : block_type::units_for_length(reserve_member_bytes);
+    const size_type area = std::min(live + (n - size()) * average, block_type::max_area);
+    if (!lp_) {
+        lp_ = block_type::create(allocator(), n, area, true);
+        return;
+    }
+    if (lp_.capacity() >= n && lp_.area() - lp_.used() >= area - live) return;
+    resize_listpack(std::max(lp_.capacity(), n),
+                    std::max(lp_.garbage() == 0 ? lp_.area() : 0, area));
 }
 
 /// The room a listpack block grows to for n positions (area units): the block's 1/16 step

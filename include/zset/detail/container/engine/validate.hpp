@@ -42,7 +42,7 @@ inline bool set_engine<Params>::validate() const {
 template <class Params>
 inline bool set_engine<Params>::validate_listpack() const {
     if (!lp_) return true;
-    if (lp_.empty() || !lp_.validate() || !lp_.fingerprinted()) return false;
+    if (!lp_.validate() || !lp_.fingerprinted()) return false;  // empty when reserved
     for (size_type i = 0; i < lp_.size(); ++i) {
         if (lp_.fingerprint(i) != lp_.kept_fingerprint(listpack_fingerprint(lp_.member(i))))
             return false;
@@ -54,7 +54,7 @@ inline bool set_engine<Params>::validate_listpack() const {
 
 template <class Params>
 inline bool set_engine<Params>::validate_skiplist() const {
-    if (lp_ || !sk_->list.validate() || sk_->list.size() == 0) return false;
+    if (lp_ || !sk_->list.validate()) return false;  // empty when reserved
     if (sk_->index.size() != size() || !sk_->index.validate()) return false;
     bool ok = true;
     sk_->index.for_each([&](std::uint32_t tag, address a) {
