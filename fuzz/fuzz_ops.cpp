@@ -174,6 +174,7 @@ struct harness {
     Set sets[2];
     Ref refs[2];
     bool trace = std::getenv("ZSET_FUZZ_TRACE") != nullptr;  // print every step (debugging)
+    bool reserved = false;  // reserve() ran: an empty set may be in skiplist mode
 
     explicit harness(zset::options o) : opts(o), sets{Set(o), Set(o)} {}
 
@@ -254,7 +255,8 @@ struct harness {
             back.emplace_back(it->score, Member(it->member));
         std::reverse(back.begin(), back.end());
         ZSET_FUZZ_CHECK(same(back, ref.all()));
-        if (s.empty()) ZSET_FUZZ_CHECK(s.encoding() == zset::encoding::listpack);
+        // an empty set is in listpack mode unless reserve() put it in skiplist mode
+        if (s.empty() && !reserved) ZSET_FUZZ_CHECK(s.encoding() == zset::encoding::listpack);
         if (s.size() > opts.max_listpack_entries)
             ZSET_FUZZ_CHECK(s.encoding() == zset::encoding::skiplist);
     }
@@ -727,7 +729,8 @@ struct harness {
             switch (b % 5) {
             case 0: {
                 Set copy(s);
-                ZSET_FUZZ_CHECK(copy == s && copy.encoding() == s.encoding() && copy.validate());
+                ZSET_FUZZ_CHECK(copy == s && copy.validate());
+                ZSET_FUZZ_CHECK(s.empty() || copy.encoding() == s.encoding());  // no reservation
                 Set moved(std::move(copy));
                 ZSET_FUZZ_CHECK(moved == s && copy.empty());  // NOLINT(bugprone-use-after-move)
                 break;
@@ -767,12 +770,22 @@ struct harness {
                             (fits ? zset::encoding::listpack : zset::encoding::skiplist));
             break;
         }
-        case 20:
-            if (in.byte() % 4 == 0) {
+        case 20: {
+            const std::uint8_t b = in.byte();
+            if (b % 4 == 0) {
                 s.clear();
                 ref = Ref();
+            } else if (b % 4 == 1) {  // reserve: room only; past the threshold, skiplist mode
+                const std::size_t n = in.byte() * std::size_t{4};
+                const std::size_t before = s.size();
+                s.reserve(n);
+                reserved = true;
+                ZSET_FUZZ_CHECK(s.size() == before);
+                if (n > before && n > opts.max_listpack_entries)
+                    ZSET_FUZZ_CHECK(s.encoding() == zset::encoding::skiplist);
             }
             break;
+        }
         case 21:
             set_operation(in);
             break;
