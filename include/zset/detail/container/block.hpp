@@ -567,7 +567,7 @@ public:
     /// the first hole it fits when the end has no room, and returns its ref. Precondition:
     /// has_room(units_for(m)). For object members the copy of m may throw, and a long string
     /// member allocates; on exception nothing changed.
-    ref_type append_record(const Allocator& alloc, Score s, view m) {
+    ZSET_ALWAYS_INLINE ref_type append_record(const Allocator& alloc, Score s, view m) {
         const size_type units = units_for(m);
         const bool at_end = size_type{h_->used} + units <= h_->area;
         const hole_slot hole = at_end ? hole_slot{} : find_hole(units);  // read before writing

@@ -430,8 +430,10 @@ private:
     bool stays_in_node(node_id x, size_type i, Score s, key_view m) const noexcept;
     /// The skiplist's block limits (block_max_entries, block_max_bytes).
     typename list_type::limits skiplist_limits() const noexcept;
-    /// Re-points the index entry of a record that moved (a split or compaction).
-    auto repoint() noexcept;
+    /// The `moved` callback of skiplist-mode inserts: re-points the index entry of a record that
+    /// moved (a split or compaction), and is told of a block's moves before they start.
+    class repointer;
+    repointer repoint() noexcept;
 
     // ---- listpack mode (engine/listpack.hpp) ---------------------------------------------------
 
