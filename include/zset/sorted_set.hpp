@@ -218,7 +218,9 @@ public:
     /// max_listpack_entries, the hash index, converting to skiplist mode first (an empty set
     /// so reserved is in skiplist mode; a copy of it is not). Blocks still split as they fill.
     /// No-op when n <= size(). Redis: the size hint with which ZADD and the *STORE commands
-    /// create a key (listpack or skiplist by the count). O(size() + n). Strong guarantee.
+    /// create a key (listpack or skiplist by the count). O(size() + n). Throws
+    /// std::length_error for n past max_size() or past what the index can hold (2^31 slots),
+    /// std::bad_alloc; strong guarantee.
     void reserve(size_type n) { engine_.reserve(n); }
 
     // ---- modifiers ----------------------------------------------------------------------------

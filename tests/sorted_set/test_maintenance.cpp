@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdint>
 #include <random>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -169,6 +170,17 @@ TEST_CASE("reserve picks the encoding the count needs and changes no element", "
     REQUIRE(s.score("m49") == 49.0);
     s.reserve(100000);  // skiplist mode: room in the index
     REQUIRE(s.size() == 50);
+    REQUIRE(s.validate());
+    // past what a set can hold: std::length_error, nothing changed
+    REQUIRE_THROWS_AS(s.reserve(s.max_size() + 1), std::length_error);
+    if constexpr (sizeof(std::size_t) == 8) {  // 2^32 - 1: more than the index's 2^31 slots
+        REQUIRE_THROWS_AS(s.reserve(s.max_size()), std::length_error);
+        zset::sorted_set<> fresh;
+        REQUIRE_THROWS_AS(fresh.reserve(fresh.max_size()), std::length_error);
+        REQUIRE(fresh.encoding() == encoding::listpack);  // the conversion did not land
+    }
+    REQUIRE(s.size() == 50);
+    REQUIRE(s.score("m49") == 49.0);
     REQUIRE(s.validate());
 }
 

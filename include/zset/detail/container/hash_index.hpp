@@ -427,6 +427,8 @@ public:
     }
 
 private:
+    /// Slots a table may have (its 24-bit node ids and 32-bit counts hold far more members).
+    static constexpr size_type max_capacity = 0x7fffffff;
     static size_type max_load(size_type cap) noexcept { return cap - cap / 8; }
     /// Below this many slots (72 KB of table) a table grown by an insert at least doubles.
     static constexpr size_type doubling_below = 8192;
@@ -445,13 +447,17 @@ private:
     }
     /// The capacity growth reaches from `from` (16 at least) to hold n entries: tables fill to
     /// 7/8, and one rebuilt to drop tombstones (`drops_tombstones`) keeps 1/8 of that free, so
-    /// the next drop is at least that many erases away.
-    static size_type capacity_for(size_type n, size_type from, bool drops_tombstones) noexcept {
+    /// the next drop is at least that many erases away. Throws std::length_error past the
+    /// capacities growth allows (grown), which a count passed to reserve() may ask for.
+    static size_type capacity_for(size_type n, size_type from, bool drops_tombstones) {
         const auto room = [drops_tombstones](size_type c) {
             return drops_tombstones ? max_load(c) - max_load(c) / 8 : max_load(c);
         };
         size_type cap = from < 16 ? 16 : from;
-        while (room(cap) < n) cap += cap / 8;
+        while (room(cap) < n) {
+            cap += cap / 8;
+            if (cap > max_capacity) raise_length_error("zset: too many members for one set");
+        }
         return cap;
     }
 
@@ -710,7 +716,7 @@ private:
     /// entry (plus 4096) growth gives up.
     static size_type grown(size_type cap, size_type need) {
         const size_type next = cap + cap / 8;
-        if (next > 8 * need + 4096 || next > 0x7fffffffu)
+        if (next > 8 * need + 4096 || next > max_capacity)
             raise_length_error("zset: too many members share one hash value (255 or more)");
         return next;
     }

@@ -34,6 +34,7 @@ inline void set_engine<Params>::shrink_to_fit() {
 template <class Params>
 inline void set_engine<Params>::reserve(size_type n) {
     if (n <= size()) return;
+    if (n > max_size()) raise_length_error("zset: reserve() past max_size()");
     if (!skiplist_mode() && n <= opts_.max_listpack_entries &&
         block_type::can_hold(n, lp_ ? lp_.used() - lp_.garbage() : 0)) {
         reserve_listpack(n);
