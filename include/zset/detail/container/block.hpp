@@ -444,9 +444,7 @@ public:
     /// block, then the records it may probe next (they are scattered in the area), which pays
     /// off only on cache misses (docs/design-log.md, "The leads kept from 0.1.0, re-measured
     /// against the 0.1.0 binary").
-    /// A hot block (a set small enough to sit in L1) is searched as a cached one, except that
-    /// lower_bound lets its comparisons branch (see there).
-    enum class search { hot, cached, cold };
+    enum class search { cached, cold };
 
     /// Position of the record r (present), found in the order array: O(size / 8). A cached
     /// block is scanned in fixed work (no mispredicted exit), a cold one stops at the match
@@ -516,42 +514,71 @@ public:
         return {base_a + (before_a(base_a) ? 1 : 0), base_b + (before_b(base_b) ? 1 : 0)};
     }
 
-    /// First position whose (score, member) is not less than (s, m).
-    ///
-    /// Outside a hot block, scores first, by a predicate the compiler turns into a conditional
-    /// move: one that also compared members became a branch on each score comparison,
-    /// mispredicted half the time (the largest share of a ZADD's mispredictions, by callgrind
-    /// --branch-sim); members are then compared only among the scores equal to s. The
-    /// conditional moves make each step wait for its record, which a hot block (every record in
-    /// L1) pays more for than for the mispredictions: score updates got slower at 100 members
-    /// and faster from 200 on (docs/design-log.md, "Tombstones dropped in place, and block
-    /// searches by conditional moves"; set_engine::search_mode draws the line).
+    /// First position whose (score, member) is not less than (s, m): by scores first, without
+    /// a branch on any comparison (score_lower_bound; in a cold block a binary search behind the
+    /// block's prefetch), then by members among the scores equal to s. A search comparing
+    /// members as it went branched on every step, mispredicted about half the time in a set
+    /// whose inserts the branch predictor had not seen before (docs/design-log.md, "Building
+    /// from empty: block searches without branches").
     template <class Compare>
-    ZSET_ALWAYS_INLINE size_type lower_bound(Score s, view m, const Compare& less,
-                                             search mode = search::cached) const {
-        if (mode != search::hot) return lower_bound_by_scores(s, m, less, mode);
-        const std::uint16_t* o = order();
-        return partition_point([&](size_type i) ZSET_LAMBDA_INLINE {
-            const ref_type r = o[i];
-            const Score si = score_of(r);
-            return si < s || (!(s < si) && less(member_of(r), m));
-        });
-    }
-    /// lower_bound() outside hot blocks (out of line: inlined, it kept the hot search from
-    /// being inlined into its callers, a call a score update in listpack mode paid for).
-    template <class Compare>
-    ZSET_NOINLINE size_type lower_bound_by_scores(Score s, view m, const Compare& less,
-                                                  search mode) const {
+    ZSET_NOINLINE size_type lower_bound(Score s, view m, const Compare& less,
+                                        search mode = search::cached) const {
         const std::uint16_t* o = order();
         // after the last score: appends (ascending scores, time series) need no search
-        if (size() != 0 && score_of(o[size() - 1]) < s) return size();
-        const size_type p = partition_point(
-            [&](size_type i) ZSET_LAMBDA_INLINE { return score_of(o[i]) < s; }, mode);
-        if (p == size() || s < score_of(o[p])) return p;
+        if (size() == 0 || score_of(o[size() - 1]) < s) return size();
+        size_type p;
+        if (mode == search::cold) {
+            p = partition_point([&](size_type i) ZSET_LAMBDA_INLINE { return score_of(o[i]) < s; },
+                                mode);
+            if (s < score_of(o[p])) return p;
+        } else {
+            const score_bound b = score_lower_bound(s);
+            if (!b.tie) return b.pos;
+            p = b.pos;
+        }
         return partition_point_from(p, [&](size_type i) ZSET_LAMBDA_INLINE {
             const ref_type r = o[i];
             return !(s < score_of(r)) && less(member_of(r), m);
         });
+    }
+
+    /// The first position whose score is not below s, and whether its score is s. Precondition:
+    /// the block is not empty and its last score is not below s.
+    struct score_bound {
+        size_type pos;
+        bool tie;
+    };
+    /// A binary search step waits for an order entry, then for its record, before the next step
+    /// can start. Here each step probes three positions a quarter apart, their reads side by
+    /// side, and keeps the quarter where the scores reach s; the last one to three positions and
+    /// the one after them are read together too, which settles the position and the tie in the
+    /// same step. A block of 128 positions waits for 4 such rounds instead of 9.
+    ZSET_ALWAYS_INLINE score_bound score_lower_bound(Score s) const noexcept {
+        const std::uint16_t* o = order();
+        const size_type last = size() - 1;
+        const auto score_at = [&](size_type i) ZSET_LAMBDA_INLINE { return score_of(o[i]); };
+        size_type base = 0, len = size();  // the answer lies in [base, base + len]
+        while (len >= 4) {
+            const size_type q = len / 4;
+            const size_type p1 = base + q, p2 = p1 + q, p3 = p2 + q;
+            const bool b1 = score_at(p1) < s, b2 = score_at(p2) < s, b3 = score_at(p3) < s;
+            base = b1 ? p1 : base;  // scores rise: the last probe below s wins
+            base = b2 ? p2 : base;
+            base = b3 ? p3 : base;
+            len -= 3 * q;
+        }
+        // 1 to 3 positions left, and the answer's score among them or just after
+        const Score a0 = score_at(base), a1 = score_at(std::min(base + 1, last)),
+                    a2 = score_at(std::min(base + 2, last)),
+                    a3 = score_at(std::min(base + 3, last));
+        const bool b0 = a0 < s;
+        const bool b1 = len > 1 && a1 < s;
+        const bool b2 = len > 2 && a2 < s;
+        Score at = b0 ? a1 : a0;
+        at = b1 ? a2 : at;
+        at = b2 ? a3 : at;
+        const size_type pos = base + size_type{b0} + size_type{b1} + size_type{b2};
+        return {pos, !(s < at)};  // pos <= last: the last score is not below s
     }
 
     // ---- modifiers ------------------------------------------------------------------------
@@ -729,9 +756,11 @@ public:
     }
 
     /// Appends the records at positions [first, last) of `src` to the end of `dst` (area and
-    /// positions), in order, and removes them from `src` without releasing them: they now
-    /// belong to dst. Calls moved(member view in dst, score, old ref, new ref) for each.
-    /// Precondition: dst has room. Never throws.
+    /// positions), in order: they now belong to dst. `src` still lists them, so the caller, which
+    /// moves every record of src out this way, frees it with discard_moved(), not destroy().
+    /// (Forgetting each record in src, to make it a hole of a block about to be freed, was a
+    /// tenth of a split's work.) Calls moved(member view in dst, score, old ref, new ref) for
+    /// each. Precondition: dst has room. Never throws.
     template <class Moved>
     static void transfer(block src, size_type first, size_type last, block dst, Moved&& moved) {
         // a table block's fingerprints by position, read in one pass (fingerprint() searches)
@@ -747,7 +776,7 @@ public:
             const auto to = static_cast<ref_type>(dst.h_->used);
             const size_type units = src.record_units(from);
             if constexpr (bytes) {
-                std::memcpy(dst.record(to), src.record(from), units);
+                copy_record(src, from, dst, to, units);
             } else {
                 std::memcpy(dst.record(to), src.record(from), sizeof(Score));
                 ::new (static_cast<void*>(dst.member_ptr(to)))
@@ -755,11 +784,19 @@ public:
                 src.member_ptr(from)->~Member();
             }
             dst.h_->used = static_cast<std::uint16_t>(dst.h_->used + units);
-            dst.link(dst.size(), to, fingerprint_at(i));
+            if (dst.fingerprinted()) {
+                dst.link(dst.size(), to, fingerprint_at(i));
+            } else {  // skiplist mode: the order entry alone, at the end (link would memmove)
+                dst.order()[dst.size()] = to;
+                ++dst.h_->size;
+            }
             moved(dst.member_of(to), dst.score_of(to), from, to);
         }
-        src.forget(first, last);
     }
+
+    /// Frees a block whose records were all moved out by transfer() (none is released: they
+    /// belong to their new blocks). Never throws.
+    static void discard_moved(const Allocator& alloc, block b) noexcept { deallocate(alloc, b); }
 
     /// Sets the fingerprint of position pos (blocks with parallel fingerprints). Never throws.
     void set_fingerprint(size_type pos, fingerprint_type fp) noexcept { fingerprints()[pos] = fp; }
@@ -808,6 +845,23 @@ private:
         } else {
             std::memcpy(to.fingerprints(), old.fingerprints(), n * sizeof(fingerprint_type));
         }
+    }
+
+    /// Copies the byte-string record of `units` units at src's `from` to dst's `to`, at the end
+    /// of dst's used area: records of up to 32 bytes in one fixed-size copy (a call to memcpy
+    /// for each record's own length was a fifth of a split's instructions), which may write
+    /// past the record into dst's unused area and read past it within src's allocation.
+    static void copy_record(block src, ref_type from, block dst, ref_type to,
+                            size_type units) noexcept {
+        constexpr size_type wide = 32;
+        const unsigned char* s = src.record(from);
+        unsigned char* d = dst.record(to);
+        const bool room =
+            size_type{to} + wide <= dst.area() && s + wide <= src.base() + src.allocated_bytes();
+        if (units <= wide && room)
+            std::memcpy(d, s, wide);
+        else
+            std::memcpy(d, s, units);
     }
 
     Member* member_ptr(ref_type r) const noexcept {

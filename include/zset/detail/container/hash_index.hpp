@@ -318,10 +318,10 @@ public:
     /// (ZUNION at n = 100, whose 150-member result is built this way: 22% of its time went to
     /// try_place). The order comes from a counting pass on the tags' top bits (about one entry
     /// a bucket) and an insertion sort of what is left: std::sort made ZUNION at 4,000 members
-    /// 25% slower than one insert after another. The capacity is reserve(last - first)'s.
-    /// Strong guarantee (on an exception the index stays empty). Allocates 4 bytes an entry
-    /// and a copy of the entries for the time of the call.
-    void assign(const tagged_address* first, const tagged_address* last) {
+    /// 25% slower than one insert after another. The capacity is reserve(room)'s, room being at
+    /// least the entries' count. Strong guarantee (on an exception the index stays empty).
+    /// Allocates 4 bytes an entry and a copy of the entries for the time of the call.
+    void assign(const tagged_address* first, const tagged_address* last, size_type room = 0) {
         const auto count = static_cast<size_type>(last - first);
         if (count == 0) return;
         unsigned bits = 1;
@@ -338,7 +338,7 @@ public:
         for (size_type i = 1; i < count; ++i)
             for (size_type j = i; j > 0 && sorted[j].tag < sorted[j - 1].tag; --j)
                 std::swap(sorted[j], sorted[j - 1]);
-        size_type cap = capacity_for(count, 0, false);
+        size_type cap = capacity_for(std::max(count, room), 0, false);
         while (!lay_out(cap, count, [&](auto&& place) {
             for (const tagged_address& e : sorted)
                 if (!place(e.tag, e.a)) return false;

@@ -291,9 +291,12 @@ private:
         size_type pos = 0;
     };
     /// Whether a built set's blocks keep room to grow (copies, set-operation results, so the
-    /// next inserts do not copy a block at once) or none (shrink_to_fit: at n = 100 in listpack
-    /// mode the growth room is about 1.5 bytes a member).
-    enum class build_room { growth, none };
+    /// next inserts do not copy a block at once), none (shrink_to_fit: at n = 100 in listpack
+    /// mode the growth room is about 1.5 bytes a member), or room for the growth a conversion
+    /// announces (skiplist_copy: the set is passing its listpack threshold by adds): blocks half
+    /// full, so that the next inserts split none of them, and an index with room for as many
+    /// members again.
+    enum class build_room { growth, none, conversion };
     /// A planned batch add (engine/batch.hpp).
     struct batch_plan;
 
@@ -329,8 +332,6 @@ private:
     /// The member length reserve() assumes in an empty listpack-mode set, whose records it
     /// cannot average: a short key ("user:1234567890").
     static constexpr size_type reserve_member_bytes = 16;
-    /// Up to this many elements a set is taken to be in L1 (search_mode).
-    static constexpr size_type hot_set_size = 128;
     /// From this many blocks (~20 MB) a walk requests one block further ahead.
     static constexpr std::uint32_t far_blocks = 8192;
 

@@ -405,13 +405,13 @@ public:
         // of a member a batch moves, or a 32-bit tag collision). So the moves are reported
         // parked under a node id no node has, then unparked.
         announce_moves(old, 0, old.size(), moved);
-        move_out(x, 0, parked_node, fresh, moved);  // the splits' block transfer: compiled once
+        move_out(x, 0, old.size(), parked_node, fresh, moved);  // the splits' transfer, once
         for (size_type i = 0; i < fresh.size(); ++i) {
             const ref_type r = fresh.ref(i);
             moved(fresh.member_of(r), fresh.score_of(r), record_address{parked_node, r},
                   record_address{x, r});
         }
-        block_type::destroy(allocator(), old);  // nothing live is left in it
+        block_type::discard_moved(allocator(), old);  // every record moved out
         blocks_[x] = fresh;
     }
 
@@ -777,9 +777,9 @@ private:
         // rewire (nothing below throws)
         kept.set_node(t);
         announce_moves(b, 0, n, moved);
-        move_out(t, k, fresh_id, moved);
-        move_out(t, 0, t, kept, moved);
-        block_type::destroy(allocator(), b);  // empty now
+        move_out(t, k, n, fresh_id, blocks_[fresh_id], moved);
+        move_out(t, 0, k, t, kept, moved);
+        block_type::discard_moved(allocator(), b);  // every record moved out
         blocks_[t] = kept;
         link_after(p, fresh_id);
         ranks_.shrink(t, n - k);  // two blocks now: the tree is there
@@ -808,19 +808,16 @@ private:
                                       block_type(), size_type{}, size_type{}))>> : std::true_type {
     };
 
-    /// Moves positions [first, end) of node x's block to the end of node `to`'s block (or of
-    /// `dst`, the block about to become x's), reporting each move. Never throws.
+    /// Moves positions [first, last) of node x's block to the end of `dst`, the block of node
+    /// `to` (or the block about to become x's), reporting each move; x's block is then freed
+    /// with discard_moved (block::transfer). Never throws.
     template <class Moved>
-    void move_out(node_id x, size_type first, node_id to, Moved&& moved) noexcept {
-        move_out(x, first, to, blocks_[to], moved);
-    }
-    template <class Moved>
-    void move_out(node_id x, size_type first, node_id to, block_type dst, Moved&& moved) noexcept {
+    void move_out(node_id x, size_type first, size_type last, node_id to, block_type dst,
+                  Moved&& moved) noexcept {
         const block_type src = blocks_[x];
-        block_type::transfer(src, first, src.size(), dst,
-                             [&](view mv, Score sc, ref_type a, ref_type c) {
-                                 moved(mv, sc, record_address{x, a}, record_address{to, c});
-                             });
+        block_type::transfer(src, first, last, dst, [&](view mv, Score sc, ref_type a, ref_type c) {
+            moved(mv, sc, record_address{x, a}, record_address{to, c});
+        });
     }
 
     node* nodes_ = nullptr;

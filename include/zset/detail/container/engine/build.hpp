@@ -113,12 +113,12 @@ inline void set_engine<Params>::rebuild_from(It first, It last, build_room room)
 template <class Params>
 inline auto set_engine<Params>::built_positions(size_type count, build_room room) noexcept
     -> size_type {
-    return room == build_room::growth ? block_type::grown(count) : count;
+    return room != build_room::none ? block_type::grown(count) : count;
 }
 
 template <class Params>
 inline auto set_engine<Params>::built_area(size_type units, build_room room) noexcept -> size_type {
-    return room == build_room::growth ? block_type::grown_area(units) : units;
+    return room != build_room::none ? block_type::grown_area(units) : units;
 }
 
 template <class Params>
@@ -171,17 +171,21 @@ inline ZSET_NOINLINE void set_engine<Params>::build_skiplist(It first, It last, 
     std::vector<tagged_address, rebound<tagged_address>> entries{
         rebound<tagged_address>(get_allocator())};
     const bool laid_out = n <= index_laid_out_up_to;
+    const bool converting = room == build_room::conversion;
+    const size_type index_room = converting ? 2 * n : n;
     if (laid_out)
         entries.reserve(n);
     else
-        fresh_index.reserve(n);
+        fresh_index.reserve(index_room);
+    const size_type most_entries = converting ? block_max_entries / 2 : block_max_entries;
+    const size_type most_units = converting ? block_max_bytes / 2 : block_max_bytes;
     while (first != last) {
-        // one block: up to block_max_entries elements and (softly) block_max_bytes of records
+        // one block: up to most_entries elements and (softly) most_units of records
         It chunk_end = first;
         size_type count = 0, units = 0;
-        while (chunk_end != last && count < block_max_entries) {
+        while (chunk_end != last && count < most_entries) {
             const size_type need = block_type::units_for(key_view(element_member(*chunk_end)));
-            if (count > 0 && units + need > block_max_bytes) break;
+            if (count > 0 && units + need > most_units) break;
             units += need;
             ++count;
             ++chunk_end;
@@ -200,7 +204,7 @@ inline ZSET_NOINLINE void set_engine<Params>::build_skiplist(It first, It last, 
         }
         first = chunk_end;
     }
-    if (laid_out) fresh_index.assign(entries.data(), entries.data() + entries.size());
+    if (laid_out) fresh_index.assign(entries.data(), entries.data() + entries.size(), index_room);
     release_listpack();
     release_skiplist();
     sk_ = state.release();
@@ -210,7 +214,7 @@ inline ZSET_NOINLINE void set_engine<Params>::build_skiplist(It first, It last, 
 template <class Params>
 inline ZSET_NOINLINE auto set_engine<Params>::skiplist_copy() const -> set_engine {
     set_engine converted(opts_, hash_(), eq_(), less_(), get_allocator());
-    converted.build_skiplist(begin(), end(), size());
+    converted.build_skiplist(begin(), end(), size(), build_room::conversion);
     return converted;
 }
 

@@ -168,14 +168,10 @@ inline block_requests set_engine<Params>::block_requests_for() const noexcept {
 /// step reads an order entry and then a record. The bound was 2,048 blocks until a host with a
 /// larger L3 showed ZCOUNT over 1% of 10^5 members behind 0.1.0's contiguous score arrays; from
 /// 256 the prefetches brought ZCOUNT, batch ZADD and range_by_score at 10^5 back, and no row
-/// slowed (docs/design-log.md, "ZCOUNT at 10^5 against 0.1.0, examined"). Up to hot_set_size
-/// elements (one listpack's worth at Redis's defaults) a set is taken to be in L1, where
-/// block::lower_bound's branching search beats its conditional moves (docs/design-log.md,
-/// "Tombstones dropped in place, and block searches by conditional moves").
+/// slowed (docs/design-log.md, "ZCOUNT at 10^5 against 0.1.0, examined").
 template <class Params>
 inline auto set_engine<Params>::search_mode() const noexcept -> typename block_type::search {
-    if (walks_cold()) return block_type::search::cold;
-    return size() <= hot_set_size ? block_type::search::hot : block_type::search::cached;
+    return walks_cold() ? block_type::search::cold : block_type::search::cached;
 }
 
 /// Below walks_cold()'s 256 blocks the order array is likely cached and is scanned in fixed

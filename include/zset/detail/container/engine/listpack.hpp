@@ -77,7 +77,7 @@ inline void set_engine<Params>::resize_listpack(size_type cap, size_type area) {
     } else {
         block_type fresh = block_type::create(alloc, cap, area, true);
         block_type::transfer(lp_, 0, lp_.size(), fresh, [](key_view, Score, ref_type, ref_type) {});
-        block_type::destroy(alloc, lp_);
+        block_type::discard_moved(alloc, lp_);
         lp_ = fresh;
     }
     if (had_table && !lp_.has_table()) refingerprint_listpack();
