@@ -12,7 +12,7 @@
 #   ZSET_PORT_TARGETS="..." targets of the port leg (default: "win64 i686 ppc64 aarch64")
 #   ZSET_JOBS=2             parallel build/test jobs (default: 2)
 #   ZSET_CTEST_ARGS="..."   extra ctest arguments for every leg (e.g. "-L unit" or "-LE consumer")
-#   ZSET_FUZZ_SECONDS=15    seconds per target in the fuzz leg (scripts/fuzz.sh runs longer)
+#   ZSET_FUZZ_SECONDS=10    seconds per target in the fuzz leg (scripts/fuzz.sh runs longer)
 #   ZSET_BUILD_ROOT=build   where the legs' build trees go (<root>/ci-gcc, <root>/ci-asan, ...)
 #
 # Examples:  ZSET_LEGS=clang scripts/test.sh      ZSET_LEGS="asan lint" scripts/test.sh
@@ -272,10 +272,10 @@ leg_port() {
 }
 
 # ---- fuzz leg -------------------------------------------------------------------------------
-# Every libFuzzer target under fuzz/ for ZSET_FUZZ_SECONDS (default 15) each, from the
+# Every libFuzzer target under fuzz/ for ZSET_FUZZ_SECONDS (default 10) each, from the
 # checked-in seeds. scripts/fuzz.sh [seconds] runs them longer.
 leg_fuzz() {
-    ZSET_FUZZ_BUILD="$b"/ci-fuzz ZSET_JOBS="$ZSET_JOBS" scripts/fuzz.sh "${ZSET_FUZZ_SECONDS:-15}"
+    ZSET_FUZZ_BUILD="$b"/ci-fuzz ZSET_JOBS="$ZSET_JOBS" scripts/fuzz.sh "${ZSET_FUZZ_SECONDS:-10}"
 }
 
 # ---- lint leg -------------------------------------------------------------------------------

@@ -1,9 +1,10 @@
 // zset::detail::block (block.hpp) on its own: its search by (score, member) against
-// std::lower_bound at every size from 1 to 130 positions, with runs of equal scores and keys
-// before, between and after the elements, in cached and cold blocks; and transfer(), which moves
-// records into another block (short records in one fixed-size copy that may overrun them), with
-// members of every length around that copy's width and past the out-of-line length, in blocks
-// whose area ends exactly where their last record does.
+// std::lower_bound at every size from 1 to 33 positions and around the search's step boundaries
+// up to 130, with runs of equal scores and keys before, between and after the elements, in
+// cached and cold blocks; and transfer(), which moves records into another block (short records
+// in one fixed-size copy that may overrun them), with members of every length around that copy's
+// width and past the out-of-line length, in blocks whose area ends exactly where their last
+// record does.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -51,13 +52,18 @@ std::vector<element> contents(string_block b) {
 
 TEST_CASE("block lower_bound finds the first element not below a key at every size", "[block]") {
     const std::allocator<std::string> alloc;
-    for (std::size_t n = 1; n <= 130; ++n) {
+    // every size through the four-way steps' first cases, then sizes around their boundaries
+    std::vector<std::size_t> sizes;
+    for (std::size_t n = 1; n <= 33; ++n) sizes.push_back(n);
+    for (const std::size_t n : {47, 63, 64, 65, 90, 100, 127, 128, 129, 130}) sizes.push_back(n);
+    for (const std::size_t n : sizes) {
         // scores in runs of equal ones (every third score repeats), members ascending within
         std::vector<element> elements;
         for (std::size_t i = 0; i < n; ++i)
             elements.emplace_back(static_cast<double>(i / 3 * 2), "m" + std::to_string(100 + i));
         std::sort(elements.begin(), elements.end());
         const string_block b = make_block(elements);
+        std::size_t wrong = 0;
         for (const auto mode : {string_block::search::cached, string_block::search::cold}) {
             // keys below, on and between every score, with members before, among and after
             for (long twice = -2; twice <= static_cast<long>(n / 3 * 4 + 4); ++twice) {
@@ -66,11 +72,14 @@ TEST_CASE("block lower_bound finds the first element not below a key at every si
                     const element key{s, m};
                     const auto expected = static_cast<std::size_t>(
                         std::lower_bound(elements.begin(), elements.end(), key) - elements.begin());
-                    INFO("n " << n << ", key (" << s << ", " << m << ")");
-                    REQUIRE(b.lower_bound(s, m, std::less<>(), mode) == expected);
+                    const std::size_t got = b.lower_bound(s, m, std::less<>(), mode);
+                    if (got != expected && wrong++ == 0)
+                        FAIL_CHECK("n " << n << ", key (" << s << ", " << m << "): " << got
+                                        << " instead of " << expected);
                 }
             }
         }
+        CHECK(wrong == 0);
         string_block::destroy(alloc, b);
     }
 }
