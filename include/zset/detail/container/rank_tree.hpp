@@ -135,6 +135,13 @@ public:
     }
 
     size_type blocks() const noexcept { return s_ != nullptr ? s_->entries : 0; }
+    /// The blocks in list order while the tree is a single leaf (up to `fanout` blocks), as
+    /// (ids, count); (nullptr, 0) otherwise.
+    std::pair<const block_id*, size_type> sole_leaf() const noexcept {
+        if (s_ == nullptr || s_->height != 1) return {nullptr, 0};
+        const tree_node& t = s_->nodes[s_->root];
+        return {t.item, t.size};
+    }
     int height() const noexcept { return s_ != nullptr ? s_->height : 0; }
     size_type memory_usage() const noexcept {
         if (s_ == nullptr) return 0;

@@ -418,6 +418,15 @@ private:
     void insert_new(const probe& k, Score s, bool may_convert = true);
     /// Inserts (s, m) into the list only (not the index). Strong guarantee.
     address insert_element(const probe& k, Score s);
+    /// Where a new element goes in the list, and whether a descent found it (its path filled)
+    /// or skiplist::block_for_score did (the block takes it without splitting).
+    struct placement {
+        typename list_type::slot where;
+        enum { found_directly, descended } how;
+    };
+    ZSET_ALWAYS_INLINE placement place_of(Score s, key_view m, path& p) const noexcept;
+    /// Inserts (s, m) at `at` (the list only, not the index). Strong guarantee.
+    ZSET_ALWAYS_INLINE address insert_placed(placement at, path& p, Score s, key_view m);
     /// Removes position `pos` of node x from the list only (not the index). Never throws.
     void erase_from_list(node_id x, size_type pos) noexcept;
     /// Removes a located element (index entry included). Never throws.

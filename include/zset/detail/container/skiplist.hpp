@@ -241,6 +241,26 @@ public:
         return x;
     }
 
+    /// The node descend() and locate() would pick for an element of score s, in a list of up
+    /// to rank_tree::fanout blocks (the rank tree is then one leaf listing them in order): the
+    /// last block whose first score is below s, or the first block. Every block's cached first
+    /// score is compared with s in one pass with no branch per block, where a descent's steps
+    /// branch on comparisons that mispredict about once a level. head_id when the list is empty
+    /// or longer, or when a block's first score equals s (its first member then decides: the
+    /// caller descends).
+    node_id block_for_score(Score s) const noexcept {
+        if (count_ == 1) return first();
+        const auto [ids, n] = ranks_.sole_leaf();
+        size_type below = 0, equal = 0;
+        for (size_type i = 0; i < n; ++i) {
+            const Score f = nodes_[ids[i]].first_score;
+            below += size_type{f < s};
+            equal += size_type{f == s};
+        }
+        if (n == 0 || equal != 0) return head_id;
+        return ids[below == 0 ? 0 : below - 1];
+    }
+
     /// Fills `p` with the strict predecessors of node x at every level (the last node before x
     /// that has the level). Only an unlink needs them. The descent orders nodes by their cached
     /// first scores and, between equal ones, by start rank (rank tree), so it needs no key
@@ -323,15 +343,29 @@ public:
                                                            fingerprint_type fp, const limits& lim,
                                                            bool fingerprinted, Moved&& moved) {
         if (where.target == head_id) return insert_first(p, s, m, fp, lim, fingerprinted);
-        const node& t = nodes_[where.target];
+        if (must_split(where.target, m, lim)) return split_insert(p, where, s, m, fp, lim, moved);
+        return insert_into(where, s, m, fp, moved);
+    }
+
+    /// Would inserting member m into node x's block split it (a full block, or one whose
+    /// records would pass lim.area)?
+    bool must_split(node_id x, view m, const limits& lim) const noexcept {
+        const block_type b = blocks_[x];
+        const size_type n = b.size();
+        return n >= lim.entries ||
+               (n > 0 && b.used() - b.garbage() + block_type::units_for(m) > lim.area);
+    }
+
+    /// insert() into a block that takes the element without splitting (must_split is false):
+    /// the search path is not needed. Strong guarantee, as insert().
+    template <class Moved>
+    ZSET_ALWAYS_INLINE std::pair<node_id, ref_type>
+    insert_into(slot where, Score s, view m, fingerprint_type fp, Moved&& moved) {
         const block_type target = blocks_[where.target];
-        const size_type n = target.size();
         const size_type units = block_type::units_for(m);
-        const size_type live = target.used() - target.garbage();
-        if (n >= lim.entries || (n > 0 && live + units > lim.area))
-            return split_insert(p, where, s, m, fp, lim, moved);
         // appending to the last block (time series, queues): grow it by doubling, not by 1/16
-        const bool appending = where.pos == n && t.next(0) == head_id;
+        const bool appending =
+            where.pos == target.size() && nodes_[where.target].next(0) == head_id;
         if (!target.has_room(units)) make_room(where.target, units, appending, moved);
         block_type b = blocks_[where.target];
         const ref_type r = b.append_record(allocator(), s, m);  // may throw: nothing linked yet

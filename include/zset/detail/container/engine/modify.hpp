@@ -114,17 +114,37 @@ inline void set_engine<Params>::insert_new(const probe& k, Score s, bool may_con
     }
 }
 
-/// Descends to where (s, m) belongs and inserts it there.
+/// Inserts (s, m) into the list where it belongs.
 template <class Params>
 inline auto set_engine<Params>::insert_element(const probe& k, Score s) -> address {
     path p;
-    sk_->list.descend([&](const node& n) { return node_before(n, s, k.member); }, p);
-    auto where = sk_->list.locate(p);
-    if (where.target != list_type::head_id)
-        where.pos =
-            sk_->list.block_of(where.target).lower_bound(s, k.member, less_(), search_mode());
-    const auto placed =
-        sk_->list.insert(p, where, s, k.member, 0, skiplist_limits(), false, repoint());
+    return insert_placed(place_of(s, k.member, p), p, s, k.member);
+}
+
+/// Where an element of key (s, m) goes: in a list of few blocks, the block block_for_score picks
+/// when it takes the element without splitting (no descent); else the node a descent finds,
+/// which fills `p` for a split to link by.
+template <class Params>
+ZSET_ALWAYS_INLINE auto set_engine<Params>::place_of(Score s, key_view m, path& p) const noexcept
+    -> placement {
+    const list_type& list = sk_->list;
+    const node_id t = list.block_for_score(s);
+    if (t != list_type::head_id && !list.must_split(t, m, skiplist_limits()))
+        return {{t, 0}, placement::found_directly};
+    list.descend([&](const node& n) { return node_before(n, s, m); }, p);
+    return {list.locate(p), placement::descended};
+}
+
+/// Inserts (s, m) at its placement, in the list only (not the index). Strong guarantee.
+template <class Params>
+ZSET_ALWAYS_INLINE auto set_engine<Params>::insert_placed(placement at, path& p, Score s,
+                                                          key_view m) -> address {
+    list_type& list = sk_->list;
+    if (at.where.target != list_type::head_id)
+        at.where.pos = list.block_of(at.where.target).lower_bound(s, m, less_(), search_mode());
+    const auto placed = at.how == placement::descended
+                            ? list.insert(p, at.where, s, m, 0, skiplist_limits(), false, repoint())
+                            : list.insert_into(at.where, s, m, 0, repoint());
     return address{placed.first, placed.second};
 }
 
@@ -203,18 +223,15 @@ inline void set_engine<Params>::update_score(const probe& k, const position& pos
         return;
     }
     path p;
-    sk_->list.descend([&](const node& n) { return node_before(n, s, k.member); }, p);
-    auto where = sk_->list.locate(p);
-    if (where.target == pos.node) {  // the descent found the same block after all
+    const placement at = place_of(s, k.member, p);
+    if (at.where.target == pos.node) {  // its own block after all
         move_within(pos.b, i, pos.r, s, k.member);
         sk_->list.refresh_first(pos.node);
         return;
     }
-    where.pos = sk_->list.block_of(where.target).lower_bound(s, k.member, less_(), search_mode());
-    const auto placed =
-        sk_->list.insert(p, where, s, k.member, 0, skiplist_limits(), false, repoint());
+    const address placed = insert_placed(at, p, s, k.member);
     erase_from_list(pos.node, i);
-    sk_->index.set_address(pos.slot, address{placed.first, placed.second});
+    sk_->index.set_address(pos.slot, placed);
 }
 
 /// Precondition: the element's place is in b. Never throws.
