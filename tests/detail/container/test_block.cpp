@@ -55,7 +55,8 @@ TEST_CASE("block lower_bound finds the first element not below a key at every si
     // every size through the four-way steps' first cases, then sizes around their boundaries
     std::vector<std::size_t> sizes;
     for (std::size_t n = 1; n <= 33; ++n) sizes.push_back(n);
-    for (const std::size_t n : {47u, 63u, 64u, 65u, 90u, 100u, 127u, 128u, 129u, 130u}) sizes.push_back(n);
+    for (const std::size_t n : {47u, 63u, 64u, 65u, 90u, 100u, 127u, 128u, 129u, 130u})
+        sizes.push_back(n);
     for (const std::size_t n : sizes) {
         // scores in runs of equal ones (every third score repeats), members ascending within
         std::vector<element> elements;
