@@ -1,6 +1,7 @@
 // The rank tree on its own (detail/container/rank_tree.hpp): random links, unlinks and count
-// changes of blocks against a model list, checking every block's start rank, nth() and offset() and
-// the tree's invariants; enough blocks for three levels of 32-entry nodes, then all removed again.
+// changes of blocks against a model list, checking every block's start rank, nth() and offset(),
+// its first keys and block_for_key(), and the tree's invariants; enough blocks for three levels
+// of 32-entry nodes, then all removed again.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -13,12 +14,13 @@
 
 namespace {
 
-using tree_type = zset::detail::rank_tree<std::allocator<char>>;
+using tree_type = zset::detail::rank_tree<double, std::allocator<char>>;
 using block_id = tree_type::block_id;
 
 struct model_block {
     block_id id;
     std::size_t count;
+    double key;  // the block's first score: nondecreasing along the order
 };
 
 /// The tree and the model list it should describe, with checks.
@@ -27,6 +29,7 @@ struct fixture {
     std::allocator<char> alloc;
     std::vector<model_block> order;
     std::vector<std::size_t> count_by_id;
+    std::vector<double> key_by_id;
     std::vector<block_id> free_ids;
     block_id next_id = 1;
 
@@ -39,21 +42,35 @@ struct fixture {
             return id;
         }
         count_by_id.resize(next_id + 1);
+        key_by_id.resize(next_id + 1);
         return next_id++;
     }
 
-    /// Links a new block after position `pos` of the order (pos == order.size(): first).
+    /// Links a new block after position `pos` of the order (pos == order.size(): first). Its
+    /// key is its predecessor's (a first block takes its successor's, less one), which keeps
+    /// the keys in order.
     void link(std::size_t pos, std::size_t count) {
         const block_id id = fresh_id();
         tree.reserve(alloc, next_id);
         if (pos == order.size()) {
-            tree.insert_after(tree_type::none, id);
-            order.insert(order.begin(), model_block{id, 0});
+            const double key = order.empty() ? 0.0 : order.front().key - 1.0;
+            tree.insert_after(tree_type::none, id, key);
+            key_by_id[id] = key;
+            order.insert(order.begin(), model_block{id, 0, key});
         } else {
-            tree.insert_after(order[pos].id, id);
-            order.insert(order.begin() + static_cast<std::ptrdiff_t>(pos) + 1, model_block{id, 0});
+            const double key = order[pos].key;
+            tree.insert_after(order[pos].id, id, key);
+            key_by_id[id] = key;
+            order.insert(order.begin() + static_cast<std::ptrdiff_t>(pos) + 1,
+                         model_block{id, 0, key});
         }
         grow(id, count);
+    }
+
+    void set_key(block_id id, double key) {
+        tree.set_key(id, key);
+        find(id).key = key;
+        key_by_id[id] = key;
     }
 
     void grow(block_id id, std::size_t k) {
@@ -81,9 +98,30 @@ struct fixture {
                              [id](const model_block& b) { return b.id == id; });
     }
 
-    void check() const {
+    bool valid() const {
+        return tree.validate(
+            [this](block_id id) { return std::make_pair(count_by_id[id], key_by_id[id]); });
+    }
+
+    /// Gives the blocks new first keys, two blocks a key (ties), and checks block_for_key
+    /// between and on them: the last block whose key is below, or none on a tie.
+    void check_keys() {
+        for (std::size_t j = 0; j < order.size(); ++j)
+            set_key(order[j].id, static_cast<double>(j / 2));
+        REQUIRE(valid());
+        CHECK(tree.block_for_key(-0.5) == (order.empty() ? tree_type::none : order[0].id));
+        for (std::size_t j = 0; j < order.size(); j += 1 + order.size() / 50) {
+            const double key = static_cast<double>(j / 2);
+            const std::size_t last_below = std::min(order.size() - 1, 2 * (j / 2) + 1);
+            CHECK(tree.block_for_key(key + 0.5) == order[last_below].id);
+            CHECK(tree.block_for_key(key) == tree_type::none);
+        }
+    }
+
+    void check() {
         REQUIRE(tree.blocks() == order.size());
-        REQUIRE(tree.validate([this](block_id id) { return count_by_id[id]; }));
+        REQUIRE(valid());
+        check_keys();
         std::size_t rank = 0;
         std::vector<std::size_t> starts;
         for (const model_block& b : order) {

@@ -21,8 +21,19 @@
 // is replaced by it; there is no merging of underfull nodes, as blocks themselves are only
 // freed when empty).
 //
-// Memory: 264 bytes a node (the 10^6-member set: ~11,000 blocks, ~500 leaves, 0.15 B/element),
-// plus 4 bytes per skiplist node id for the block -> (leaf, entry) map.
+// Keys: every entry also keeps its subtree's first key (a leaf entry the first score of its
+// block, an inner entry its child's first key), so the tree is a B+tree by score as well:
+// block_for_key(s) finds the block an element of score s goes in from one node per level, each
+// scanned without a data-dependent branch, where the skiplist's descent takes ~3 dependent
+// hops a level at p = 1/4, a cache miss each at 10^7 members and a mispredicted branch about
+// once a level at every size. Blocks sharing a first score are told apart by their members,
+// which the tree does not see: the search gives up when it meets a key equal to s, and the
+// caller descends the skiplist instead (docs/design-log.md, "Finding the block by the rank
+// tree's keys").
+//
+// Memory: 264 bytes + 32 keys a node (520 bytes for double scores; the 10^6-member set: ~11,000
+// blocks, ~500 leaves, 0.27 B/element), plus 4 bytes per skiplist node id for the block ->
+// (leaf, entry) map. A tree that is one leaf with room keeps no spare node.
 //
 // Allocation: the tree holds no allocator; the skiplist passes its own. reserve() allocates
 // everything the next link may need (a node per level for splits and one for a new root), so
@@ -42,7 +53,7 @@
 namespace zset {
 namespace detail {
 
-template <class Allocator>
+template <class Key, class Allocator>
 class rank_tree {
 public:
     using size_type = std::size_t;
@@ -75,8 +86,7 @@ public:
     void reserve(const Allocator& a, size_type blocks) {
         const state& s = s_ != nullptr ? *s_ : create_state(a);
         if (blocks > s.where_capacity) grow_where(a, blocks);
-        const size_type need = static_cast<size_type>(s.height) + 2;
-        if (s.free_count < need) grow_nodes(a, need);
+        if (s.free_count < nodes_for_link(s)) grow_nodes(a, nodes_for_link(s));
     }
 
     // ---- lookup ------------------------------------------------------------------------------
@@ -135,14 +145,27 @@ public:
     }
 
     size_type blocks() const noexcept { return s_ != nullptr ? s_->entries : 0; }
-    /// The blocks in list order while the tree is a single leaf (up to `fanout` blocks), as
-    /// (ids, count); (nullptr, 0) otherwise.
-    std::pair<const block_id*, size_type> sole_leaf() const noexcept {
-        if (s_ == nullptr || s_->height != 1) return {nullptr, 0};
-        const tree_node& t = s_->nodes[s_->root];
-        return {t.item, t.size};
-    }
     int height() const noexcept { return s_ != nullptr ? s_->height : 0; }
+
+    /// The block an element of score s goes in, when the keys alone decide it: the last block
+    /// whose first key is below s, or the first block if none is. `none` when the tree is empty
+    /// or a node on the way holds a key equal to s (the blocks' first members then decide,
+    /// which the tree does not know). O(log blocks), one node per level, no branch per entry.
+    block_id block_for_key(const Key& s) const noexcept {
+        if (s_ == nullptr || s_->root == none) return none;
+        for (std::uint32_t at = s_->root;;) {
+            const tree_node& t = s_->nodes[at];
+            unsigned below = 0, equal = 0;
+            for (unsigned i = 0; i < t.size; ++i) {
+                below += unsigned{t.key[i] < s};
+                equal += unsigned{t.key[i] == s};
+            }
+            if (equal != 0) return none;
+            const std::uint32_t item = t.item[below == 0 ? 0 : below - 1];
+            if (t.leaf) return item;
+            at = item;
+        }
+    }
     size_type memory_usage() const noexcept {
         if (s_ == nullptr) return 0;
         return sizeof(state) + s_->capacity * sizeof(tree_node) +
@@ -151,9 +174,10 @@ public:
 
     // ---- modifiers ---------------------------------------------------------------------------
 
-    /// Records block b, holding no elements yet, right after block `prev` (none: first).
-    /// reserve() must have been called since the last insert_after(). Never throws.
-    void insert_after(block_id prev, block_id b) noexcept {
+    /// Records block b, holding no elements yet and starting with key `first`, right after
+    /// block `prev` (none: first). reserve() must have been called since the last
+    /// insert_after(). Never throws.
+    void insert_after(block_id prev, block_id b, const Key& first) noexcept {
         if (s_->root == none) {
             s_->root = take_node(true);
             s_->height = 1;
@@ -166,8 +190,22 @@ public:
             at = s_->where[prev] >> 8;
             entry = (s_->where[prev] & 0xffu) + 1;
         }
-        place(at, entry, b);
+        place(at, entry, b, first);
         ++s_->entries;
+    }
+
+    /// Block b now starts with key `first`. O(1), or up the tree while b's entry is its node's
+    /// first. Never throws.
+    void set_key(block_id b, const Key& first) noexcept {
+        std::uint32_t at = s_->where[b] >> 8;
+        unsigned entry = s_->where[b] & 0xffu;
+        for (;;) {
+            tree_node& t = s_->nodes[at];
+            t.key[entry] = first;
+            if (entry != 0 || t.parent == none) return;
+            entry = t.slot;
+            at = t.parent;
+        }
     }
 
     /// Adds k elements to block b's count (and its ancestors'). Never throws.
@@ -191,15 +229,16 @@ public:
         }
     }
 
-    /// Checks every node's entries against `count_of_block` (the block's real size), the inner
-    /// counts against their children, and the parent and position records. For tests.
-    template <class CountOfBlock>
-    bool validate(const CountOfBlock& count_of_block) const noexcept {
+    /// Checks every node's entries against `of_block` (a block's real size and first key, as a
+    /// pair), the inner counts and keys against their children, and the parent and position
+    /// records. For tests.
+    template <class OfBlock>
+    bool validate(const OfBlock& of_block) const noexcept {
         if (s_ == nullptr) return true;
         if (s_->root == none) return s_->entries == 0 && s_->height == 0;
         size_type leaf_entries = 0;
         return s_->nodes[s_->root].parent == none &&
-               validate_node(s_->root, 1, count_of_block, leaf_entries) == subtree_ok &&
+               validate_node(s_->root, 1, of_block, leaf_entries) == subtree_ok &&
                leaf_entries == s_->entries;
     }
 
@@ -207,6 +246,7 @@ private:
     struct tree_node {
         std::uint32_t count[fanout];  // elements under each entry
         std::uint32_t item[fanout];   // a block id (leaf) or a tree node (inner)
+        Key key[fanout];              // the first key under each entry
         std::uint32_t parent;         // none at the root; the next free node while free
         std::uint8_t size;            // entries in use
         std::uint8_t slot;            // this node's entry in its parent
@@ -259,9 +299,18 @@ private:
         }
     }
 
-    /// Puts `item`, counting 0 elements, at entry i of node `at`, splitting the node first when
-    /// it is full. (A count of 0 keeps every ancestor's count right whichever node it lands in.)
-    void place(std::uint32_t at, unsigned i, std::uint32_t item) noexcept {
+    /// Free nodes the next link may take: none while the tree is one leaf with room (a small
+    /// set keeps one node), else a node per level for splits and one for a new root.
+    static size_type nodes_for_link(const state& s) noexcept {
+        if (s.root == none) return 1;
+        if (s.height == 1 && s.nodes[s.root].size < fanout) return 0;
+        return static_cast<size_type>(s.height) + 2;
+    }
+
+    /// Puts `item`, counting 0 elements and starting with key `first`, at entry i of node `at`,
+    /// splitting the node first when it is full. (A count of 0 keeps every ancestor's count
+    /// right whichever node it lands in; a new first entry passes its key up.)
+    void place(std::uint32_t at, unsigned i, std::uint32_t item, const Key& first) noexcept {
         if (s_->nodes[at].size == fanout) {
             const std::uint32_t right = split(at);
             if (i > fanout / 2) {
@@ -273,12 +322,25 @@ private:
         for (unsigned j = t.size; j > i; --j) {
             t.count[j] = t.count[j - 1];
             t.item[j] = t.item[j - 1];
+            t.key[j] = t.key[j - 1];
             point(at, j);
         }
         t.count[i] = 0;
         t.item[i] = item;
         ++t.size;
         point(at, i);
+        if (i == 0 && t.parent != none) set_key_above(at, first);
+        t.key[i] = first;
+    }
+
+    /// Node `at`'s first key is now `first`: its entry in the parent, and up while that entry
+    /// is its node's first.
+    void set_key_above(std::uint32_t at, const Key& first) noexcept {
+        for (; s_->nodes[at].parent != none; at = s_->nodes[at].parent) {
+            tree_node& up = s_->nodes[s_->nodes[at].parent];
+            up.key[s_->nodes[at].slot] = first;
+            if (s_->nodes[at].slot != 0) return;
+        }
     }
 
     /// Moves the upper half of full node `at` into a new node linked right after it in the
@@ -292,6 +354,7 @@ private:
         for (unsigned i = fanout / 2; i < fanout; ++i) {
             r.count[i - fanout / 2] = l.count[i];
             r.item[i - fanout / 2] = l.item[i];
+            r.key[i - fanout / 2] = l.key[i];
             moved += l.count[i];
         }
         l.size = fanout / 2;
@@ -302,12 +365,13 @@ private:
             s_->nodes[top].size = 1;
             s_->nodes[top].item[0] = at;
             s_->nodes[top].count[0] = total;
+            s_->nodes[top].key[0] = l.key[0];
             point(top, 0);
             s_->root = top;
             ++s_->height;
         }
         add_above(at, 0u - moved);
-        place(l.parent, l.slot + 1u, right);
+        place(l.parent, l.slot + 1u, right, r.key[0]);
         add_above(right, moved);
         return right;
     }
@@ -318,10 +382,14 @@ private:
         for (unsigned j = i; j + 1 < t.size; ++j) {
             t.count[j] = t.count[j + 1];
             t.item[j] = t.item[j + 1];
+            t.key[j] = t.key[j + 1];
             point(at, j);
         }
         --t.size;
-        if (t.size > 0) return;
+        if (t.size > 0) {
+            if (i == 0) set_key_above(at, t.key[0]);
+            return;
+        }
         const std::uint32_t parent = t.parent;
         const unsigned slot = t.slot;
         give_node(at);
@@ -380,15 +448,16 @@ private:
     }
 
     static constexpr int subtree_bad = -1, subtree_ok = 0;
-    template <class CountOfBlock>
-    int validate_node(std::uint32_t at, int depth, const CountOfBlock& count_of_block,
+    template <class OfBlock>
+    int validate_node(std::uint32_t at, int depth, const OfBlock& of_block,
                       size_type& leaf_entries) const noexcept {
         const tree_node& t = s_->nodes[at];
         if (t.size == 0 || t.size > fanout || t.leaf != (depth == s_->height)) return subtree_bad;
         for (unsigned i = 0; i < t.size; ++i) {
             if (t.leaf) {
-                if (s_->where[t.item[i]] != (at << 8 | i) ||
-                    count_of_block(t.item[i]) != t.count[i])
+                const auto block = of_block(t.item[i]);
+                if (s_->where[t.item[i]] != (at << 8 | i) || block.first != t.count[i] ||
+                    !(block.second == t.key[i]))
                     return subtree_bad;
                 ++leaf_entries;
                 continue;
@@ -397,7 +466,8 @@ private:
             std::uint32_t sum = 0;
             for (unsigned j = 0; j < child.size; ++j) sum += child.count[j];
             if (child.parent != at || child.slot != i || sum != t.count[i] ||
-                validate_node(t.item[i], depth + 1, count_of_block, leaf_entries) != subtree_ok)
+                !(child.key[0] == t.key[i]) ||
+                validate_node(t.item[i], depth + 1, of_block, leaf_entries) != subtree_ok)
                 return subtree_bad;
         }
         return subtree_ok;

@@ -241,24 +241,17 @@ public:
         return x;
     }
 
-    /// The node descend() and locate() would pick for an element of score s, in a list of up
-    /// to rank_tree::fanout blocks (the rank tree is then one leaf listing them in order): the
-    /// last block whose first score is below s, or the first block. Every block's cached first
-    /// score is compared with s in one pass with no branch per block, where a descent's steps
-    /// branch on comparisons that mispredict about once a level. head_id when the list is empty
-    /// or longer, or when a block's first score equals s (its first member then decides: the
-    /// caller descends).
+    /// The node descend() and locate() would pick for an element of score s: the last block
+    /// whose first score is below s, or the first block, found by the rank tree's keys (one
+    /// node a level, each compared with s in one pass with no branch per entry, where a
+    /// descent's steps branch on comparisons that mispredict about once a level and, at 10^7
+    /// members, miss the cache about once a step). head_id when the list is empty, or when a
+    /// block's first score met on the way equals s (first members then decide: the caller
+    /// descends). O(log n).
     node_id block_for_score(Score s) const noexcept {
         if (count_ == 1) return first();
-        const auto [ids, n] = ranks_.sole_leaf();
-        size_type below = 0, equal = 0;
-        for (size_type i = 0; i < n; ++i) {
-            const Score f = nodes_[ids[i]].first_score;
-            below += size_type{f < s};
-            equal += size_type{f == s};
-        }
-        if (n == 0 || equal != 0) return head_id;
-        return ids[below == 0 ? 0 : below - 1];
+        const auto b = ranks_.block_for_key(s);
+        return b == ranks_.none ? head_id : b;
     }
 
     /// Fills `p` with the strict predecessors of node x at every level (the last node before x
@@ -370,15 +363,16 @@ public:
         block_type b = blocks_[where.target];
         const ref_type r = b.append_record(allocator(), s, m);  // may throw: nothing linked yet
         b.link(where.pos, r, fp);
-        refresh_first(where.target);
+        if (where.pos == 0) refresh_first(where.target);  // a later position leaves the first
         count_insert(where.target);
         return {where.target, r};
     }
 
-    /// Re-reads a node's cached first score after its block changed at position 0.
+    /// Re-reads a linked node's first score, cached in the node and in the rank tree's keys,
+    /// after its block changed at position 0.
     void refresh_first(node_id id) noexcept {
-        const block_type b = blocks_[id];
-        if (b && !b.empty()) nodes_[id].first_score = b.score(0);
+        cache_first(id);
+        if (ranked() && !blocks_[id].empty()) ranks_.set_key(id, nodes_[id].first_score);
     }
 
     // ---- element removal ---------------------------------------------------------------------
@@ -467,7 +461,7 @@ public:
         }
         path p;
         descend([](const node&) { return true; }, p);  // the last node at every level
-        refresh_first(id);
+        cache_first(id);
         link_after(p, id);
         const size_type added = blocks_[id].size();
         if (ranked()) ranks_.grow(id, added);
@@ -504,7 +498,9 @@ public:
         if (nodes_[head_id].prev != prev || elements != size_ || nodes != count_) return false;
         if (ranks_.blocks() != (count_ >= 2 ? count_ : 0)) return false;
         if (!ranked()) return true;
-        if (!ranks_.validate([this](node_id id) { return size_of(id); })) return false;
+        if (!ranks_.validate(
+                [this](node_id id) { return std::make_pair(size_of(id), nodes_[id].first_score); }))
+            return false;
         size_type rank = 0;
         for (node_id id = first(); id != head_id; id = nodes_[id].next(0)) {
             if (ranks_.rank_of(id) != rank) return false;
@@ -629,6 +625,13 @@ private:
         return id;
     }
 
+    /// Caches the first score of node id's block in the node (not yet linked: the rank tree
+    /// gets it from link_after).
+    void cache_first(node_id id) noexcept {
+        const block_type b = blocks_[id];
+        if (b && !b.empty()) nodes_[id].first_score = b.score(0);
+    }
+
     /// Frees an unlinked node whose block holds nothing the caller still needs.
     void discard_node(node_id id) noexcept {
         block_type::destroy(allocator(), blocks_[id]);
@@ -679,10 +682,11 @@ private:
         nodes_[n.next(0)].prev = id;
         if (count_ == 1) {  // a second block: the tree starts, with the first one's elements
             const node_id only = n.prev == head_id ? n.next(0) : n.prev;
-            ranks_.insert_after(ranks_.none, only);
+            ranks_.insert_after(ranks_.none, only, nodes_[only].first_score);
             ranks_.grow(only, size_);
         }
-        if (count_ >= 1) ranks_.insert_after(n.prev == head_id ? ranks_.none : n.prev, id);
+        if (count_ >= 1)
+            ranks_.insert_after(n.prev == head_id ? ranks_.none : n.prev, id, n.first_score);
         ++count_;
     }
 
@@ -705,7 +709,7 @@ private:
             ZSET_RETHROW;
         }
         blocks_[id].link(0, r, fp);
-        refresh_first(id);
+        cache_first(id);
         return {id, r};
     }
 
@@ -862,7 +866,8 @@ private:
     std::uint32_t count_ = 0;  // nodes in the list (the head not counted)
     size_type size_ = 0;
     std::uint64_t rng_ = 0x2545f4914f6cdd1dull;
-    rank_tree<Allocator> ranks_;  // start ranks of blocks, from the second block on
+    rank_tree<Score, Allocator> ranks_;  // start ranks and first scores of blocks, from the
+                                         // second block on
 };
 
 }  // namespace detail

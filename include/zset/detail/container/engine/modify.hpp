@@ -121,9 +121,9 @@ inline auto set_engine<Params>::insert_element(const probe& k, Score s) -> addre
     return insert_placed(place_of(s, k.member, p), p, s, k.member);
 }
 
-/// Where an element of key (s, m) goes: in a list of few blocks, the block block_for_score picks
-/// when it takes the element without splitting (no descent); else the node a descent finds,
-/// which fills `p` for a split to link by.
+/// Where an element of key (s, m) goes: the block block_for_score picks from the rank tree's
+/// keys when it takes the element without splitting (no descent); else (a tie on a first score,
+/// or a split ahead) the node a descent finds, which fills `p` for a split to link by.
 template <class Params>
 ZSET_ALWAYS_INLINE auto set_engine<Params>::place_of(Score s, key_view m, path& p) const noexcept
     -> placement {
