@@ -971,7 +971,12 @@ class Differ:
         elif kind == 11:
             argv = [g.case(b"DBSIZE")]
         elif kind == 12:
-            argv = [g.choice([b"FOO", b"ZADDX", b"Z", b"\x00zadd", b"zadd\x00"])] + \
+            # Not b"zadd\x00": Redis 7.0 compares a command name with strcasecmp once the name's
+            # hash (over all its bytes) picks a bucket of the command table, so a name that is
+            # ZADD up to a NUL is ZADD when its bucket is ZADD's, which the server's random hash
+            # seed decides at each start (1 run in a few hundred). b"zadd\x01" keeps the extra
+            # byte without the coin flip.
+            argv = [g.choice([b"FOO", b"ZADDX", b"Z", b"\x00zadd", b"zadd\x01"])] + \
                 [g.member() for _ in range(g.rnd.randint(0, 3))]
         else:
             argv = g.choice([[b"HELLO", b"4"], [b"HELLO", b"x"], [b"HELLO", b"2", b"foo"],
