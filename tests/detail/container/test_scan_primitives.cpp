@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -134,6 +135,44 @@ TEST_CASE("find_u16 and find_u16_fixed_work find the first equal value or return
                                                    values.begin() + static_cast<std::ptrdiff_t>(n));
             REQUIRE(zset::detail::find_u16_fixed_work(clamped ? exact.data() : values.data(), n,
                                                       v) == first);
+        }
+    }
+}
+
+TEST_CASE("move_bytes moves like memmove, overlapping either way, and touches nothing else",
+          "[scan_primitives]") {
+    std::mt19937 rng(11);
+    for (std::size_t n = 0; n <= 48; ++n) {
+        for (std::ptrdiff_t shift : {-9, -7, -1, 0, 1, 7, 9, 64}) {
+            std::vector<unsigned char> buffer(160), expected;
+            for (auto& b : buffer) b = static_cast<unsigned char>(rng());
+            expected = buffer;
+            const std::size_t from = 40;
+            const auto to = static_cast<std::size_t>(static_cast<std::ptrdiff_t>(from) + shift);
+            std::memmove(expected.data() + to, expected.data() + from, n);
+            zset::detail::move_bytes(buffer.data() + to, buffer.data() + from, n);
+            INFO("n " << n << " shift " << shift);
+            CHECK(buffer == expected);
+        }
+    }
+}
+
+TEST_CASE("shift_u16_up moves [from, to) up one slot, adds to each, keeps every other value",
+          "[scan_primitives]") {
+    std::mt19937 rng(13);
+    for (std::size_t from = 0; from <= 9; ++from) {
+        for (std::size_t to = from; to <= from + 40; ++to) {
+            for (std::uint16_t add : {std::uint16_t{0}, std::uint16_t{0xff00}}) {
+                // 16 readable bytes after p[to], as callers keep
+                std::vector<std::uint16_t> values(to + 1 + 8), expected;
+                for (auto& v : values) v = static_cast<std::uint16_t>(rng());
+                expected = values;
+                for (std::size_t i = to; i != from; --i)
+                    expected[i] = static_cast<std::uint16_t>(expected[i - 1] + add);
+                zset::detail::shift_u16_up(values.data(), from, to, add);
+                INFO("from " << from << " to " << to << " add " << add);
+                CHECK(values == expected);
+            }
         }
     }
 }

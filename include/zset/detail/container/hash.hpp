@@ -82,6 +82,15 @@ inline std::uint64_t load_le64(const unsigned char* p) noexcept {
     return v;
 }
 
+/// Stores v as 8 little-endian bytes whatever the host's byte order (load_le64's inverse).
+inline void store_le64(unsigned char* p, std::uint64_t v) noexcept {
+#if defined(__BYTE_ORDER__) && defined(__ORDER_BIG_ENDIAN__) &&                                    \
+    __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    v = __builtin_bswap64(v);
+#endif
+    std::memcpy(p, &v, sizeof v);
+}
+
 inline std::uint64_t load_u32(const unsigned char* p) noexcept {
     std::uint32_t v;
     std::memcpy(&v, p, sizeof v);

@@ -355,6 +355,66 @@ ZSET_ALWAYS_INLINE bool equal_short_bytes(const void* a, const void* b, std::siz
     return true;
 }
 
+/// memmove(dst, src, n), with runs of up to 32 bytes (the common member, a few index records)
+/// moved inline: every word of the run is loaded before any is stored, in at most two
+/// overlapping loads a size class, so overlapping ranges work as with memmove. The library's
+/// memmove picks its path by branching on n, which mispredicted about once a call on the
+/// varying short runs of building a set (callgrind --branch-sim: a quarter of all mispredicted
+/// branches at 10^3 members). Never touches bytes outside [dst, dst + n) or [src, src + n).
+ZSET_ALWAYS_INLINE void move_bytes(void* dst, const void* src, std::size_t n) noexcept {
+    auto* d = static_cast<unsigned char*>(dst);
+    const auto* x = static_cast<const unsigned char*>(src);
+    const auto move_two = [&](auto word) ZSET_LAMBDA_INLINE {  // sizeof word <= n <= 2 words
+        decltype(word) low, high;
+        std::memcpy(&low, x, sizeof low);
+        std::memcpy(&high, x + n - sizeof high, sizeof high);
+        std::memcpy(d, &low, sizeof low);
+        std::memcpy(d + n - sizeof high, &high, sizeof high);
+    };
+    struct sixteen {
+        unsigned char b[16];
+    };
+    if (n > 32) {
+        std::memmove(d, x, n);
+    } else if (n > 16) {
+        move_two(sixteen{});
+    } else if (n >= 8) {
+        move_two(std::uint64_t{});
+    } else if (n >= 4) {
+        move_two(std::uint32_t{});
+    } else if (n != 0) {  // 1 to 3 bytes: first, middle, last
+        const unsigned char a = x[0], b = x[n / 2], c = x[n - 1];
+        d[0] = a;
+        d[n / 2] = b;
+        d[n - 1] = c;
+    }
+}
+
+/// Moves the 16-bit values [from, to) of p one slot up, to [from + 1, to + 1), adding `add` to
+/// each (modulo 2^16): an insert into a sorted array of positions or keys. With SSE2 eight at a
+/// time from the top, and the lowest step blending its values into the eight slots from
+/// from + 1, which it loads and stores back unchanged beyond `to`: callers keep 16 readable
+/// and writable bytes after p[to]. No branch on a short run's length (see move_bytes).
+ZSET_ALWAYS_INLINE void shift_u16_up(std::uint16_t* p, std::size_t from, std::size_t to,
+                                     std::uint16_t add) noexcept {
+#ifdef ZSET_DETAIL_SSE2
+    const __m128i step = _mm_set1_epi16(static_cast<short>(add));
+    const auto at = [p](std::size_t i)
+                        ZSET_LAMBDA_INLINE { return reinterpret_cast<__m128i*>(p + i); };
+    std::size_t n = to - from;
+    for (; n > 8; n -= 8)  // each step reads values no earlier step stored
+        _mm_storeu_si128(at(from + n - 7), _mm_add_epi16(_mm_loadu_si128(at(from + n - 8)), step));
+    const __m128i moved = _mm_cmplt_epi16(_mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7),
+                                          _mm_set1_epi16(static_cast<short>(n)));
+    const __m128i shifted = _mm_add_epi16(_mm_loadu_si128(at(from)), step);
+    const __m128i kept = _mm_loadu_si128(at(from + 1));
+    _mm_storeu_si128(at(from + 1),
+                     _mm_or_si128(_mm_and_si128(moved, shifted), _mm_andnot_si128(moved, kept)));
+#else
+    for (std::size_t i = to; i != from; --i) p[i] = static_cast<std::uint16_t>(p[i - 1] + add);
+#endif
+}
+
 /// Whether n bytes at a and b are equal. Short runs (the common member) compare in two
 /// overlapping word loads instead of a call; never reads outside [a, a + n) or [b, b + n).
 ZSET_ALWAYS_INLINE bool equal_bytes(const void* a, const void* b, std::size_t n) noexcept {
