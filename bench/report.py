@@ -62,6 +62,26 @@ TARGETS = [
      _by_size(None, 0.5, 0.5, 0.5, 0.5)),
     ("zrem", "absl", "ZREM vs absl pair", lambda n: 0.8),
     ("pop_min", "absl", "ZPOPMIN vs absl pair", lambda n: 1.0),
+    ("build_random", "absl", "ZADD new members one by one (random order) vs absl pair",
+     lambda n: 1.0),
+    ("build_random", "redisskl", "ZADD new members one by one (random order) vs Redis's design",
+     lambda n: 1.0),
+]
+# Building from empty (issue 54): the rows of the building table, and the many-keys targets.
+# A many-keys benchmark is named many_sets_<members>/<structure>/<sets>; its target row shows
+# its figure in the column n = <members>. (operation, label, quantity, goal): quantity is
+# "time" (zset / absl time per add) or "bytes" (zset / absl bytes per element).
+BUILD_OPS = [
+    ("build_random", "ZADD new members, random order"),
+    ("build_ascending", "ZADD new members, ascending scores"),
+    ("build_reserved", "the same after `reserve(n)`"),
+    ("batch_add", "one batch of 1,000 unsorted pairs"),
+]
+MANY_SETS = [("many_sets_100", 100, 100000), ("many_sets_1000", 1000, 10000)]
+MANY_SETS_TARGETS = [
+    ("many_sets_100", "building 100,000 sets of 100 members vs absl pair, time", "time", 0.5),
+    ("many_sets_100", "building 100,000 sets of 100 members vs absl pair, bytes", "bytes", 0.25),
+    ("many_sets_1000", "building 10,000 sets of 1,000 members vs absl pair, time", "time", 0.8),
 ]
 # The leads to keep: no row worse than 0.1.0's ratio to the same peer by more than 5%. When
 # bench/run.sh ran kept rounds (--kept-now / --kept-base: 0.1.0's binary and ours alternated in
@@ -82,7 +102,7 @@ UNIT_NS = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}
 def load_bench(path):
     with open(path) as f:
         data = json.load(f)
-    times, cvs, mem, reps = {}, {}, {}, set()
+    times, cvs, mem, reps, counters = {}, {}, {}, set(), {}
     for b in data.get("benchmarks", []):
         run_name = b.get("run_name", b["name"])
         parts = run_name.split("/")
@@ -102,13 +122,14 @@ def load_bench(path):
         agg = b.get("aggregate_name") if b.get("run_type") == "aggregate" else "median"
         t = b["real_time"] if manual else b["cpu_time"]
         if agg == "median":
+            counters[(op, struct, n)] = {k: v for k, v in b.items() if k.endswith("_per_elem")}
             ops = b.get("ops", 1.0) or 1.0
             times[(op, struct, n)] = t * UNIT_NS.get(b.get("time_unit", "ns"), 1.0) / ops
             if "repetitions" in b:
                 reps.add(b["repetitions"])
         elif agg == "cv":
             cvs[(op, struct, n)] = t
-    return data.get("context", {}), times, cvs, mem, reps
+    return data.get("context", {}), times, cvs, mem, reps, counters
 
 
 def load_redis(path):
@@ -212,8 +233,79 @@ def kept_lead_rows(w, sizes, now, base, label):
             OP_LABEL[op], peer, " | ".join(cells), label, KEPT_SLACK, met))
 
 
+def many_sets_ratio(times, counters, op, quantity):
+    """zset / absl for a many-keys benchmark: time per add, or bytes per element."""
+    runs = {sets for o, _, sets in times if o == op}
+    for sets in runs:
+        if quantity == "time":
+            return ratio(times, op, "zset", "absl", sets)
+        z = counters.get((op, "zset", sets), {}).get("bytes_per_elem")
+        a = counters.get((op, "absl", sets), {}).get("bytes_per_elem")
+        return z / a if z and a else None
+    return None
+
+
+def many_sets_target_rows(w, sizes, times, counters):
+    for op, label, quantity, goal in MANY_SETS_TARGETS:
+        r = many_sets_ratio(times, counters, op, quantity)
+        if r is None:
+            continue
+        members = next(m for o, m, _ in MANY_SETS if o == op)
+        w("| %s | %s | ratio ≤ %s | %s |" % (
+            label, " | ".join(fmt_ratio(r, goal) if s == members else "" for s in sizes),
+            goal, "yes" if meets(r, goal) else "no"))
+
+
+def building_section(w, times, cvs, counters, sizes, present):
+    """Time per added member by workload and size, then the many-keys rows."""
+    if not any(k[0] in dict(BUILD_OPS) for k in times):
+        return
+    w("## Building from empty")
+    w("")
+    w("Time per added member (median) and in brackets zset / peer for " +
+      ", ".join(present) + ". Single adds into an empty structure, in random score order and "
+      "in ascending score order; after `reserve(n)` (the peers' hash maps reserved too); one "
+      "batch `add(first, last)` (the peers add one by one).")
+    w("")
+    w("| workload | " + " | ".join("n=" + fmt_n(n) for n in sizes) + " | max cv% |")
+    w("|---|" + "---|" * len(sizes) + "---|")
+    for op, label in BUILD_OPS:
+        cells, row_cv = [], []
+        for n in sizes:
+            z = times.get((op, "zset", n))
+            rs = [ratio(times, op, "zset", p, n) for p in present]
+            cells.append("" if z is None else "%s (%s)" % (
+                fmt_ns(z), " · ".join("—" if r is None else ratio_text(r) for r in rs)))
+            row_cv += [cvs[(op, s, n)] for s in ["zset"] + present if (op, s, n) in cvs]
+        if any(cells):
+            w("| %s | %s | %s |" % (label, " | ".join(cells),
+                                    "%.0f" % (100 * max(row_cv)) if row_cv else "—"))
+    w("")
+    rows = [(op, m, k) for op, m, k in MANY_SETS if (op, "zset", k) in times]
+    if not rows:
+        return
+    w("Many keys: k sets of m members each built from empty by single adds, every set kept "
+      "alive; time per add (zset / peer) and bytes per element with all of them built.")
+    w("")
+    w("| many keys | zset time per add | " + " | ".join("zset/" + p for p in present) +
+      " | zset bytes | absl bytes | zset/absl bytes | max cv% |")
+    w("|---|---|" + "---|" * len(present) + "---|---|---|---|")
+    for op, m, k in rows:
+        zb = counters.get((op, "zset", k), {}).get("bytes_per_elem")
+        ab = counters.get((op, "absl", k), {}).get("bytes_per_elem")
+        row_cv = [cvs[(op, s, k)] for s in ["zset"] + present if (op, s, k) in cvs]
+        w("| %s sets of %s members | %s | %s | %s | %s | %s | %s |" % (
+            fmt_n(k), fmt_n(m), fmt_ns(times[(op, "zset", k)]),
+            " | ".join(fmt_ratio(ratio(times, op, "zset", p, k)) for p in present),
+            "%.1f" % zb if zb else "—", "%.1f" % ab if ab else "—",
+            fmt_ratio(zb / ab if zb and ab else None),
+            "%.0f" % (100 * max(row_cv)) if row_cv else "—"))
+    w("")
+
+
 def build_markdown(ctx, times, cvs, mem, reps, redis_version, redis, sizes, src, command=None,
-                   kept=None):
+                   kept=None, counters=None):
+    counters = counters or {}
     out = []
     w = out.append
     w("# zset benchmark results")
@@ -274,7 +366,10 @@ def build_markdown(ctx, times, cvs, mem, reps, redis_version, redis, sizes, src,
                 fmt_n(n), m.get("chunk_bytes_per_elem", float("nan")),
                 " | ".join("%.1f" % v if s == n else "" for s in sizes), LISTPACK_BYTES_GOAL,
                 "yes" if v <= LISTPACK_BYTES_GOAL else "no"))
+    many_sets_target_rows(w, sizes, times, counters)
     w("")
+    present = [p for p in PEERS if any(k[1] == p for k in times)]
+    building_section(w, times, cvs, counters, sizes, present)
 
     # ---- listpack vs skiplist mode
     for n in small:
@@ -325,7 +420,6 @@ def build_markdown(ctx, times, cvs, mem, reps, redis_version, redis, sizes, src,
         w("")
 
     # ---- everything
-    present = [p for p in PEERS if any(k[1] == p for k in times)]
     w("## All operations")
     w("")
     w("Time per operation (median) and ratio zset / peer. Peers: " +
@@ -555,21 +649,24 @@ def main():
         extra = os.path.join(res, "latest-1e7.json")
         if os.path.exists(extra):
             args.json.append(extra)
-    ctx, times, cvs, mem, reps = load_bench(args.json[0])
+    ctx, times, cvs, mem, reps, counters = load_bench(args.json[0])
     for more in args.json[1:]:
-        _, t2, c2, m2, r2 = load_bench(more)
+        _, t2, c2, m2, r2, k2 = load_bench(more)
         times.update(t2)
         cvs.update(c2)
         mem.update(m2)
         reps |= r2
+        counters.update(k2)
     redis_version, redis = load_redis(args.redis)
-    sizes = sorted({k[2] for k in times} | {k[1] for k in mem})
+    # A many-keys row's third field counts sets, not members: it is not a size column.
+    many = {op for op, _, _ in MANY_SETS}
+    sizes = sorted({k[2] for k in times if k[0] not in many} | {k[1] for k in mem})
     if not sizes:
         print("report.py: no benchmark results in %s" % args.json, file=sys.stderr)
         return 1
     md = build_markdown(ctx, times, cvs, mem, reps, redis_version, redis, sizes,
                         ", ".join(os.path.relpath(j) for j in args.json), args.command,
-                        load_kept(args, times))
+                        load_kept(args, times), counters)
     print(md)
     if args.md:
         with open(args.md, "w") as f:
