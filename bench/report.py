@@ -233,24 +233,22 @@ def kept_lead_rows(w, sizes, now, base, label):
             OP_LABEL[op], peer, " | ".join(cells), label, KEPT_SLACK, met))
 
 
-def many_sets_ratio(times, counters, op, quantity):
+def many_sets_ratio(times, counters, op, sets, quantity):
     """zset / absl for a many-keys benchmark: time per add, or bytes per element."""
-    runs = {sets for o, _, sets in times if o == op}
-    for sets in runs:
-        if quantity == "time":
-            return ratio(times, op, "zset", "absl", sets)
-        z = counters.get((op, "zset", sets), {}).get("bytes_per_elem")
-        a = counters.get((op, "absl", sets), {}).get("bytes_per_elem")
-        return z / a if z and a else None
-    return None
+    if quantity == "time":
+        return ratio(times, op, "zset", "absl", sets)
+    z = counters.get((op, "zset", sets), {}).get("bytes_per_elem")
+    a = counters.get((op, "absl", sets), {}).get("bytes_per_elem")
+    return z / a if z and a else None
 
 
 def many_sets_target_rows(w, sizes, times, counters):
+    shape = {op: (members, sets) for op, members, sets in MANY_SETS}
     for op, label, quantity, goal in MANY_SETS_TARGETS:
-        r = many_sets_ratio(times, counters, op, quantity)
+        members, sets = shape[op]
+        r = many_sets_ratio(times, counters, op, sets, quantity)
         if r is None:
             continue
-        members = next(m for o, m, _ in MANY_SETS if o == op)
         w("| %s | %s | ratio ≤ %s | %s |" % (
             label, " | ".join(fmt_ratio(r, goal) if s == members else "" for s in sizes),
             goal, "yes" if meets(r, goal) else "no"))
