@@ -68,16 +68,16 @@ TARGETS = [
      lambda n: 1.0),
 ]
 # Building from empty (issue 54): the rows of the building table, and the many-keys targets.
-# A many-keys benchmark is named many_sets_<members>/<structure>/<sets>; its target row shows
-# its figure in the column n = <members>. (operation, label, quantity, goal): quantity is
-# "time" (zset / absl time per add) or "bytes" (zset / absl bytes per element).
 BUILD_OPS = [
     ("build_random", "ZADD new members, random order"),
     ("build_ascending", "ZADD new members, ascending scores"),
     ("build_reserved", "the same after `reserve(n)`"),
     ("batch_add", "one batch of 1,000 unsorted pairs"),
 ]
+# (operation, members, sets): a many-keys benchmark is named many_sets_<members>/<structure>/<sets>.
 MANY_SETS = [("many_sets_100", 100, 100000), ("many_sets_1000", 1000, 10000)]
+# (operation, label, quantity, goal): quantity is "time" (zset / absl time per add) or "bytes"
+# (zset / absl bytes per element); the row shows its figure in the column n = <members>.
 MANY_SETS_TARGETS = [
     ("many_sets_100", "building 100,000 sets of 100 members vs absl pair, time", "time", 0.5),
     ("many_sets_100", "building 100,000 sets of 100 members vs absl pair, bytes", "bytes", 0.25),
@@ -233,6 +233,12 @@ def kept_lead_rows(w, sizes, now, base, label):
             OP_LABEL[op], peer, " | ".join(cells), label, KEPT_SLACK, met))
 
 
+def fmt_max_cv(cvs, keys):
+    """The largest coefficient of variation among the given rows, in percent."""
+    values = [cvs[k] for k in keys if k in cvs]
+    return "%.0f" % (100 * max(values)) if values else "—"
+
+
 def many_sets_ratio(times, counters, op, sets, quantity):
     """zset / absl for a many-keys benchmark: time per add, or bytes per element."""
     if quantity == "time":
@@ -268,16 +274,15 @@ def building_section(w, times, cvs, counters, sizes, present):
     w("| workload | " + " | ".join("n=" + fmt_n(n) for n in sizes) + " | max cv% |")
     w("|---|" + "---|" * len(sizes) + "---|")
     for op, label in BUILD_OPS:
-        cells, row_cv = [], []
+        cells = []
         for n in sizes:
             z = times.get((op, "zset", n))
             rs = [ratio(times, op, "zset", p, n) for p in present]
             cells.append("" if z is None else "%s (%s)" % (
                 fmt_ns(z), " · ".join("—" if r is None else ratio_text(r) for r in rs)))
-            row_cv += [cvs[(op, s, n)] for s in ["zset"] + present if (op, s, n) in cvs]
         if any(cells):
-            w("| %s | %s | %s |" % (label, " | ".join(cells),
-                                    "%.0f" % (100 * max(row_cv)) if row_cv else "—"))
+            w("| %s | %s | %s |" % (label, " | ".join(cells), fmt_max_cv(
+                cvs, [(op, s, n) for s in ["zset"] + present for n in sizes])))
     w("")
     rows = [(op, m, k) for op, m, k in MANY_SETS if (op, "zset", k) in times]
     if not rows:
@@ -291,13 +296,12 @@ def building_section(w, times, cvs, counters, sizes, present):
     for op, m, k in rows:
         zb = counters.get((op, "zset", k), {}).get("bytes_per_elem")
         ab = counters.get((op, "absl", k), {}).get("bytes_per_elem")
-        row_cv = [cvs[(op, s, k)] for s in ["zset"] + present if (op, s, k) in cvs]
         w("| %s sets of %s members | %s | %s | %s | %s | %s | %s |" % (
             fmt_n(k), fmt_n(m), fmt_ns(times[(op, "zset", k)]),
             " | ".join(fmt_ratio(ratio(times, op, "zset", p, k)) for p in present),
             "%.1f" % zb if zb else "—", "%.1f" % ab if ab else "—",
-            fmt_ratio(zb / ab if zb and ab else None),
-            "%.0f" % (100 * max(row_cv)) if row_cv else "—"))
+            fmt_ratio(many_sets_ratio(times, counters, op, k, "bytes")),
+            fmt_max_cv(cvs, [(op, s, k) for s in ["zset"] + present])))
     w("")
 
 
@@ -436,9 +440,8 @@ def build_markdown(ctx, times, cvs, mem, reps, redis_version, redis, sizes, src,
             for p in present:
                 cells.append(fmt_ns(times.get((op, p, n))))
                 cells.append(fmt_ratio(ratio(times, op, "zset", p, n)))
-            row_cv = [cvs[(op, s, n)] for s in ["zset"] + present if (op, s, n) in cvs]
             w("| %s | %s | %s | %s | %s |" % (label, fmt_n(n), fmt_ns(z), " | ".join(cells),
-                                             "%.0f" % (100 * max(row_cv)) if row_cv else "—"))
+                                             fmt_max_cv(cvs, [(op, s, n) for s in ["zset"] + present])))
     w("")
 
     # ---- memory
