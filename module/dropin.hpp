@@ -23,7 +23,9 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "acl.hpp"
 #include "module_commands.hpp"
 #include "module_state.hpp"
 #include "redis_module_api.hpp"
@@ -76,13 +78,32 @@ inline const module_spec* dropin_row(std::string_view name, rmapi::CommandFilter
     return nullptr;
 }
 
+/// The module's own context, for the filter's ACL checks (made in register_dropin).
+inline rmapi::Ctx*& filter_context() {
+    static rmapi::Ctx* ctx = nullptr;
+    return ctx;
+}
+
+/// Where the server tells the filter its client: whether that client's user may run both the
+/// command as sent and `twin` (acl.hpp). Elsewhere true: the twin checks when it runs.
+inline bool rename_permitted(rmapi::CommandFilterCtx* f, int argc, rmapi::String* twin) {
+    if (rmapi::CommandFilterGetClientId == nullptr) return true;
+    std::vector<rmapi::String*> argv(static_cast<std::size_t>(argc));
+    for (int i = 0; i < argc; ++i)
+        argv[static_cast<std::size_t>(i)] = rmapi::CommandFilterArgGet(f, i);
+    return acl::filter_may_rename(filter_context(), rmapi::CommandFilterGetClientId(f), argv.data(),
+                                  argv.size(), twin);
+}
+
 /// The command filter.
 inline void dropin_filter(rmapi::CommandFilterCtx* f) {
     std::size_t len = 0;
     const char* p = rmapi::StringPtrLen(rmapi::CommandFilterArgGet(f, 0), &len);
     const module_spec* row = dropin_row(std::string_view(p, len), f);
-    if (row == nullptr || !arity_fits(row->arity, rmapi::CommandFilterArgsCount(f))) return;
+    const int argc = rmapi::CommandFilterArgsCount(f);
+    if (row == nullptr || !arity_fits(row->arity, argc)) return;
     rmapi::String* name = module_names()[static_cast<std::size_t>(row - zset_rows.data())];
+    if (!rename_permitted(f, argc, name)) return;
     rmapi::RetainString(nullptr, name);
     rmapi::CommandFilterArgReplace(f, 0, name);
 }
@@ -103,6 +124,7 @@ inline int apply_dropin(rmapi::Ctx* ctx, void*, rmapi::String**) {
 /// Makes the shared names and, when drop-in mode is on at load, registers the filter (in
 /// RedisModule_OnLoad, after the configs are read).
 inline bool register_dropin(rmapi::Ctx* ctx) {
+    filter_context() = rmapi::GetDetachedThreadSafeContext(ctx);
     for (std::size_t i = 0; i < zset_row_count; ++i) {
         const std::string name = "zset." + std::string(zset_rows[i].name);
         module_names()[i] = rmapi::CreateString(nullptr, name.data(), name.size());

@@ -76,13 +76,14 @@ public:
     module_command(const call& k, zset::redis::reply_sink& sink, std::pmr::memory_resource* scratch)
         : argv(k.args), argc(k.argc), spec(k.shown), out(sink), ctx_(k.ctx), raw_(k.raw),
           row_(k.row), writes_(k.writes), ready_(k.ready_key), keys_(scratch), made_(scratch),
-          changed_(scratch) {
+          changed_(scratch), sized_(scratch) {
         keys_.reserve(4);  // from the caller's buffer: most commands open one to three keys
         changed_.reserve(4);
     }
     module_command(const module_command&) = delete;
     module_command& operator=(const module_command&) = delete;
     ~module_command() {
+        count_elements();
         close_keys();
         for (rmapi::String* s : made_) rmapi::FreeString(ctx_, s);
     }
@@ -114,7 +115,7 @@ public:
         if (type == rmapi::KEYTYPE_EMPTY) return r;
         r.present = true;
         if (type == rmapi::KEYTYPE_MODULE && rmapi::ModuleTypeGetType(k) == state().type)
-            r.value = static_cast<value*>(rmapi::ModuleTypeGetValue(k));
+            r.value = sized(static_cast<value*>(rmapi::ModuleTypeGetValue(k)));
         if (type == rmapi::KEYTYPE_ZSET && state().dropin) {
             if (row_->name != "zrangestore") throw native_key{};
             r.value = native_zset(k);
@@ -126,10 +127,11 @@ public:
         value* v = new_value(zset_options());
         rmapi::ModuleTypeSetValue(open(key), state().type, v);
         rmapi::SignalKeyAsReady(ctx_, key_string(key));
-        return *v;
+        return *sized(v);
     }
     /// *STORE: the value and its TTL replaced (the old value is freed by the server).
     void store_zset(std::string_view key, value&& v) {
+        forget_sized(open(key));  // the value replaced is freed
         rmapi::ModuleTypeSetValue(open(key), state().type, new_value(std::move(v)));
         rmapi::SignalKeyAsReady(ctx_, key_string(key));
         changed(key, row_->name);
@@ -138,6 +140,7 @@ public:
         rmapi::Key* k = open(key);
         if (rmapi::KeyType(k) == rmapi::KEYTYPE_EMPTY) return;
         if (!is_store()) notify(key, event_name());
+        forget_sized(k);  // its value is freed
         rmapi::DeleteKey(k);
         changed(key, "del");
     }
@@ -223,6 +226,36 @@ private:
         for (const opened& k : keys_) rmapi::CloseKey(k.key);
         keys_.clear();
     }
+    /// A module value this command may change: its size is noted, so that stats().elements
+    /// follows what the command adds or removes (count_elements).
+    value* sized(value* v) {
+        if (!writes_) return v;
+        for (const sized_value& s : sized_)
+            if (s.v == v) return v;
+        sized_.push_back({v, v->size()});
+        return v;
+    }
+    /// Adds what the noted values gained or lost to stats().elements, while they are alive:
+    /// at the end of the command, and before a value may be freed.
+    void count_elements() noexcept {
+        for (const sized_value& s : sized_)
+            module_stats::add(stats().elements,
+                              static_cast<long long>(s.v->size()) - static_cast<long long>(s.size));
+        sized_.clear();
+    }
+    /// Before the value at `k` is freed (deleted or replaced): it is counted and no longer
+    /// noted; the others are counted and noted again at their present sizes.
+    void forget_sized(rmapi::Key* k) {
+        if (sized_.empty()) return;
+        const value* gone = rmapi::KeyType(k) == rmapi::KEYTYPE_MODULE
+                                ? static_cast<const value*>(rmapi::ModuleTypeGetValue(k))
+                                : nullptr;
+        std::pmr::vector<sized_value> kept(sized_.get_allocator());
+        for (const sized_value& s : sized_)
+            if (s.v != gone) kept.push_back({s.v, s.v->size()});
+        count_elements();
+        sized_ = std::move(kept);
+    }
     void notify(std::string_view key, std::string_view event) {
         const std::string text(event);
         rmapi::NotifyKeyspaceEvent(ctx_,
@@ -247,6 +280,12 @@ private:
     std::pmr::vector<opened> keys_;
     std::pmr::vector<rmapi::String*> made_;
     std::pmr::vector<std::string_view> changed_;
+    /// The module values a write command holds, with their sizes when it first met them.
+    struct sized_value {
+        value* v;
+        std::size_t size;
+    };
+    std::pmr::vector<sized_value> sized_;
     std::optional<block_request> block_;
     bool forwarded_ = false;
     // std::list: stable addresses, and nothing allocated until the first (std::deque allocates
@@ -274,6 +313,7 @@ inline std::string_view module_command::event_name() const noexcept {
 }
 
 inline void module_command::forward(bool propagate) {
+    count_elements();  // Redis's command may free a value this command met
     close_keys();
     const std::string name(row_->name);
     rmapi::CallReply* r =

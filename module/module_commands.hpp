@@ -25,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "acl.hpp"
 #include "module_command.hpp"
 #include "module_generic.hpp"
 #include "module_sink.hpp"
@@ -63,6 +64,13 @@ inline const module_spec& shown_row(std::size_t i) {
         return out;
     }();
     return state().dropin ? zset_rows[i] : rows[i];
+}
+
+/// The native name of every row ("zadd"), as server strings: the name a drop-in ACL check asks
+/// about (acl.hpp). Made by register_commands.
+inline std::array<rmapi::String*, zset_row_count>& native_names() {
+    static std::array<rmapi::String*, zset_row_count> names{};
+    return names;
 }
 
 /// Whether a row's COMMAND INFO flags have `word`.
@@ -125,12 +133,16 @@ int blocked_timeout(rmapi::Ctx* ctx, rmapi::String** argv, int argc);
 /// false when the command must (go on) waiting.
 inline bool execute(const module_spec& row, rmapi::Ctx* ctx, rmapi::String** argv, int argc,
                     rmapi::String* ready) {
+    const auto index = static_cast<std::size_t>(&row - zset_rows.data());
+    if (state().dropin && ready == nullptr &&
+        !acl::twin_may_run(ctx, native_names()[index], argv, static_cast<std::size_t>(argc),
+                           row.name))
+        return true;
     alignas(std::max_align_t) std::byte buffer[2048];
     std::pmr::monotonic_buffer_resource scratch(buffer, sizeof buffer);
     std::pmr::vector<std::string_view> args(static_cast<std::size_t>(argc), &scratch);
     for (std::size_t i = 0; i < args.size(); ++i) args[i] = module_command::view_of(argv[i]);
     module_sink sink(ctx, state().doubles);
-    const auto index = static_cast<std::size_t>(&row - zset_rows.data());
     module_command c(
         {ctx, argv, args.data(), args.size(), &row, &shown_row(index), row_writes[index], ready},
         sink, &scratch);
@@ -283,8 +295,9 @@ inline std::array<rmapi::KeySpec, 3> key_specs(const module_spec& row) {
     return specs;
 }
 
-/// Registers ZSET.<name> for every sorted-set row. \returns false when Redis refused one.
-inline bool register_commands(rmapi::Ctx* ctx) {
+/// Registers ZSET.<name> for every sorted-set row, in its native twin's ACL categories (and
+/// @zset when `zset_category`: acl.hpp). \returns false when Redis refused one.
+inline bool register_commands(rmapi::Ctx* ctx, bool zset_category) {
     for (std::size_t i = 0; i < zset_row_count; ++i) {
         const module_spec& row = zset_rows[i];
         const std::string name = "zset." + std::string(row.name);
@@ -298,8 +311,10 @@ inline bool register_commands(rmapi::Ctx* ctx) {
         info.version = &rmapi::kCommandInfoV1;
         info.arity = row.arity;
         info.key_specs = specs.data();
-        if (rmapi::SetCommandInfo(rmapi::GetCommand(ctx, name.c_str()), &info) != rmapi::OK)
+        if (rmapi::SetCommandInfo(rmapi::GetCommand(ctx, name.c_str()), &info) != rmapi::OK ||
+            !acl::set_categories(ctx, name.c_str(), row.acl, zset_category))
             return false;
+        native_names()[i] = rmapi::CreateString(nullptr, row.name.data(), row.name.size());
     }
     return true;
 }

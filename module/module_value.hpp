@@ -17,6 +17,7 @@
 #include <utility>
 
 #include "redis_module_api.hpp"
+#include "stats.hpp"
 #include <zset/sorted_set.hpp>
 
 namespace zset::module {
@@ -33,9 +34,13 @@ struct redis_allocator {
 
     T* allocate(std::size_t n) {
         if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+        module_stats::add(stats().bytes, static_cast<long long>(n * sizeof(T)));
         return static_cast<T*>(rmapi::Alloc(n * sizeof(T)));
     }
-    void deallocate(T* p, std::size_t) noexcept { rmapi::Free(p); }
+    void deallocate(T* p, std::size_t n) noexcept {
+        module_stats::add(stats().bytes, -static_cast<long long>(n * sizeof(T)));
+        rmapi::Free(p);
+    }
 
     template <class U>
     friend bool operator==(const redis_allocator&, const redis_allocator<U>&) noexcept {
@@ -52,21 +57,30 @@ using value = zset::sorted_set<std::string, double, zset::hash<std::string>, std
                                std::less<>, redis_allocator<std::string>>;
 
 /// A value on Redis's heap, as the server keeps module values (it frees them through the type's
-/// free callback). Throws what value's constructor throws; nothing is leaked then.
+/// free callback), counted in stats(). Throws what value's constructor throws; nothing is
+/// leaked then.
 template <class... Args>
 value* new_value(Args&&... args) {
     void* raw = rmapi::Alloc(sizeof(value));
+    value* v = nullptr;
     try {
-        return ::new (raw) value(std::forward<Args>(args)...);
+        v = ::new (raw) value(std::forward<Args>(args)...);
     } catch (...) {
         rmapi::Free(raw);
         throw;
     }
+    module_stats::add(stats().keys, 1);
+    module_stats::add(stats().elements, static_cast<long long>(v->size()));
+    module_stats::add(stats().bytes, static_cast<long long>(sizeof(value)));
+    return v;
 }
 
 /// Destroys and frees a value made by new_value. Safe off the main thread.
 inline void delete_value(value* v) noexcept {
     if (v == nullptr) return;
+    module_stats::add(stats().keys, -1);
+    module_stats::add(stats().elements, -static_cast<long long>(v->size()));
+    module_stats::add(stats().bytes, -static_cast<long long>(sizeof(value)));
     v->~value();
     rmapi::Free(v);
 }

@@ -10,9 +10,10 @@
 // strings "RedisModule_<X>" handed to the server's lookup function) are fixed
 // by the server; everything else here is our own choice.
 //
-// Availability: every function declared in section 5 is registered by Redis
-// 7.0.15 unless it is listed in section 6 ("newer than 7.0"), whose pointers
-// stay null on 7.0.15 and are never required.
+// Availability: section 5 declares exactly the functions the module calls; each
+// is registered by Redis 7.0.15 and Init requires it. Section 6 lists newer ones,
+// looked up but optional: their pointers stay null on a server without them, and
+// the module takes the fallback named there.
 //
 // C++17, header only. Compiles warning-free with g++ 12 / clang 14 at
 // -Wall -Wextra -Wpedantic -Wconversion -Wshadow.
@@ -48,6 +49,8 @@ struct CommandFilter;     // a registered filter
 struct KeyOptCtx;         // context of the *2 type callbacks
 struct DefragCtx;         // context of the defrag callback
 struct ServerInfoData;    // result of GetServerInfo
+struct User;              // an ACL user, for permission checks (GetModuleUserFromUserName)
+struct InfoCtx;           // the section being written by an INFO callback
 
 using mstime_t = long long;
 
@@ -127,6 +130,9 @@ inline constexpr int CTX_FLAGS_ASYNC_LOADING = 1 << 23;
 inline constexpr int NOTIFY_GENERIC = 1 << 2;
 inline constexpr int NOTIFY_ZSET = 1 << 7;
 inline constexpr int NOTIFY_MODULE = 1 << 13;
+
+// ACLAddLogEntry() reasons.
+inline constexpr int ACL_LOG_CMD = 1;  // the command was refused
 
 // RegisterCommandFilter() flags.
 inline constexpr int CMDFILTER_NOSELF = 1 << 0;  // skip while this module is inside Call()
@@ -257,6 +263,7 @@ using CmdFunc = int (*)(Ctx* ctx, String** argv, int argc);
 using EventCallback = void (*)(Ctx* ctx, Event eid, uint64_t subevent, void* data);
 using CommandFilterFunc = void (*)(CommandFilterCtx* filter);
 using FreePrivDataFunc = void (*)(Ctx* ctx, void* privdata);
+using InfoFunc = void (*)(InfoCtx* ctx, int for_crash_report);
 
 using TypeLoadFunc = void* (*)(IO* rdb, int encver);
 using TypeSaveFunc = void (*)(IO* rdb, void* value);
@@ -406,52 +413,39 @@ static_assert(sizeof(Event) == 16, "Event layout");
 // ---------------------------------------------------------------------------
 
 // ---------------------------------------------------------------------------
-// 5. API function pointers (filled by Init). All exist in Redis 7.0.15.
+// 5. API function pointers (filled by Init): the functions the module calls.
+//    Each exists in Redis 7.0.15 and is required at load.
 // ---------------------------------------------------------------------------
 // loader plumbing
 inline int (*GetApi)(const char* name, void* slot) = nullptr;
 inline void (*SetModuleAttribs)(Ctx* ctx, const char* name, int ver, int apiver) = nullptr;
 inline int (*IsModuleNameBusy)(const char* name) = nullptr;
 inline int (*GetServerVersion)() = nullptr;  // 0x00MMmmpp
-inline int (*GetTypeMethodVersion)() = nullptr;
 
 // memory (counted in INFO used_memory / maxmemory)
 inline void* (*Alloc)(size_t bytes) = nullptr;
-inline void* (*Calloc)(size_t nmemb, size_t size) = nullptr;
-inline void* (*Realloc)(void* ptr, size_t bytes) = nullptr;
 inline void (*Free)(void* ptr) = nullptr;
-inline size_t (*MallocUsableSize)(void* ptr) = nullptr;
-inline void (*AutoMemory)(Ctx* ctx) = nullptr;  // declared for completeness; not used
 
 // commands
 inline int (*CreateCommand)(Ctx* ctx, const char* name, CmdFunc fn, const char* flags, int firstkey,
                             int lastkey, int keystep) = nullptr;
 inline Command* (*GetCommand)(Ctx* ctx, const char* name) = nullptr;
-inline int (*CreateSubcommand)(Command* parent, const char* name, CmdFunc fn, const char* flags,
-                               int firstkey, int lastkey, int keystep) = nullptr;
 inline int (*SetCommandInfo)(Command* cmd, const CommandInfo* info) = nullptr;
 inline int (*IsKeysPositionRequest)(Ctx* ctx) = nullptr;
 inline void (*KeyAtPos)(Ctx* ctx, int pos) = nullptr;
-inline void (*KeyAtPosWithFlags)(Ctx* ctx, int pos, int flags) = nullptr;
 inline int (*WrongArity)(Ctx* ctx) = nullptr;
 inline int (*GetContextFlags)(Ctx* ctx) = nullptr;
 inline unsigned long long (*GetClientId)(Ctx* ctx) = nullptr;
-inline int (*GetSelectedDb)(Ctx* ctx) = nullptr;
-inline int (*SelectDb)(Ctx* ctx, int newid) = nullptr;
 inline long long (*Milliseconds)() = nullptr;
 
 // keys
 inline Key* (*OpenKey)(Ctx* ctx, String* keyname, int mode) = nullptr;
 inline void (*CloseKey)(Key* key) = nullptr;
 inline int (*KeyType)(Key* key) = nullptr;
-inline int (*KeyExists)(Ctx* ctx, String* keyname) = nullptr;
 inline size_t (*ValueLength)(Key* key) = nullptr;
 inline int (*DeleteKey)(Key* key) = nullptr;
-inline int (*UnlinkKey)(Key* key) = nullptr;
 inline mstime_t (*GetExpire)(Key* key) = nullptr;
 inline int (*SetExpire)(Key* key, mstime_t expire) = nullptr;
-inline const String* (*GetKeyNameFromModuleKey)(Key* key) = nullptr;
-inline int (*GetDbIdFromModuleKey)(Key* key) = nullptr;
 inline int (*SignalModifiedKey)(Ctx* ctx, String* keyname) = nullptr;
 inline int (*NotifyKeyspaceEvent)(Ctx* ctx, int type, const char* event, String* key) = nullptr;
 
@@ -467,16 +461,10 @@ inline int (*ZsetAdd)(Key* key, double score, String* member, int* flags) = null
 
 // strings
 inline String* (*CreateString)(Ctx* ctx, const char* ptr, size_t len) = nullptr;
-inline String* (*CreateStringFromString)(Ctx* ctx, const String* str) = nullptr;
-inline String* (*CreateStringFromLongLong)(Ctx* ctx, long long ll) = nullptr;
-inline String* (*CreateStringFromDouble)(Ctx* ctx, double d) = nullptr;
-inline String* (*CreateStringPrintf)(Ctx* ctx, const char* fmt, ...)RMAPI_PRINTF_LIKE(2,
-                                                                                      3) = nullptr;
 inline void (*FreeString)(Ctx* ctx, String* str) = nullptr;
 inline void (*RetainString)(Ctx* ctx, String* str) = nullptr;
 inline const char* (*StringPtrLen)(const String* str, size_t* len) = nullptr;
 inline int (*StringToLongLong)(const String* str, long long* ll) = nullptr;
-inline int (*StringToDouble)(const String* str, double* d) = nullptr;
 
 // replies
 inline int (*ReplyWithError)(Ctx* ctx, const char* err) = nullptr;
@@ -484,31 +472,19 @@ inline int (*ReplyWithSimpleString)(Ctx* ctx, const char* msg) = nullptr;
 inline int (*ReplyWithLongLong)(Ctx* ctx, long long ll) = nullptr;
 inline int (*ReplyWithDouble)(Ctx* ctx, double d) = nullptr;
 inline int (*ReplyWithStringBuffer)(Ctx* ctx, const char* buf, size_t len) = nullptr;
-inline int (*ReplyWithCString)(Ctx* ctx, const char* buf) = nullptr;
-inline int (*ReplyWithString)(Ctx* ctx, String* str) = nullptr;
-inline int (*ReplyWithEmptyString)(Ctx* ctx) = nullptr;
 inline int (*ReplyWithVerbatimString)(Ctx* ctx, const char* buf, size_t len) = nullptr;
 inline int (*ReplyWithNull)(Ctx* ctx) = nullptr;
 inline int (*ReplyWithNullArray)(Ctx* ctx) = nullptr;
-inline int (*ReplyWithEmptyArray)(Ctx* ctx) = nullptr;
-inline int (*ReplyWithBool)(Ctx* ctx, int b) = nullptr;
 inline int (*ReplyWithArray)(Ctx* ctx, long len) = nullptr;
 inline int (*ReplyWithMap)(Ctx* ctx, long len) = nullptr;  // RESP2: flat array of 2*len
 inline int (*ReplyWithSet)(Ctx* ctx, long len) = nullptr;  // RESP2: array
-inline void (*ReplySetArrayLength)(Ctx* ctx, long len) = nullptr;
-inline void (*ReplySetMapLength)(Ctx* ctx, long len) = nullptr;
-inline void (*ReplySetSetLength)(Ctx* ctx, long len) = nullptr;
 inline int (*ReplyWithCallReply)(Ctx* ctx, CallReply* reply) = nullptr;
 
 // calling other commands
 inline CallReply* (*Call)(Ctx* ctx, const char* cmdname, const char* fmt, ...) = nullptr;
-inline int (*CallReplyType)(CallReply* reply) = nullptr;
 inline size_t (*CallReplyLength)(CallReply* reply) = nullptr;
 inline CallReply* (*CallReplyArrayElement)(CallReply* reply, size_t idx) = nullptr;
 inline const char* (*CallReplyStringPtr)(CallReply* reply, size_t* len) = nullptr;
-inline long long (*CallReplyInteger)(CallReply* reply) = nullptr;
-inline double (*CallReplyDouble)(CallReply* reply) = nullptr;
-inline int (*CallReplyBool)(CallReply* reply) = nullptr;
 inline void (*FreeCallReply)(CallReply* reply) = nullptr;
 
 // propagation
@@ -519,27 +495,18 @@ inline int (*ReplicateVerbatim)(Ctx* ctx) = nullptr;
 inline Type* (*CreateDataType)(Ctx* ctx, const char* name, int encver,
                                TypeMethods* methods) = nullptr;
 inline int (*ModuleTypeSetValue)(Key* key, Type* type, void* value) = nullptr;
-inline int (*ModuleTypeReplaceValue)(Key* key, Type* type, void* new_value,
-                                     void** old_value) = nullptr;
 inline Type* (*ModuleTypeGetType)(Key* key) = nullptr;
 inline void* (*ModuleTypeGetValue)(Key* key) = nullptr;
 inline void (*SetModuleOptions)(Ctx* ctx, int options) = nullptr;
 inline void (*SaveUnsigned)(IO* io, uint64_t value) = nullptr;
 inline uint64_t (*LoadUnsigned)(IO* io) = nullptr;
-inline void (*SaveSigned)(IO* io, int64_t value) = nullptr;
-inline int64_t (*LoadSigned)(IO* io) = nullptr;
 inline void (*SaveStringBuffer)(IO* io, const char* str, size_t len) = nullptr;
 inline char* (*LoadStringBuffer)(IO* io, size_t* len) = nullptr;  // free with Free()
-inline void (*SaveString)(IO* io, String* s) = nullptr;
-inline String* (*LoadString)(IO* io) = nullptr;
 inline void (*SaveDouble)(IO* io, double value) = nullptr;
 inline double (*LoadDouble)(IO* io) = nullptr;
 inline int (*IsIOError)(IO* io) = nullptr;
 inline void (*EmitAOF)(IO* io, const char* cmdname, const char* fmt, ...) = nullptr;
-inline const String* (*GetKeyNameFromIO)(IO* io) = nullptr;
-inline int (*GetDbIdFromIO)(IO* io) = nullptr;
 inline void (*DigestAddStringBuffer)(Digest* md, const char* ele, size_t len) = nullptr;
-inline void (*DigestAddLongLong)(Digest* md, long long ele) = nullptr;
 inline void (*DigestEndSequence)(Digest* md) = nullptr;
 
 // blocking
@@ -547,13 +514,8 @@ inline BlockedClient* (*BlockClientOnKeys)(Ctx* ctx, CmdFunc reply_callback,
                                            CmdFunc timeout_callback, FreePrivDataFunc free_privdata,
                                            long long timeout_ms, String** keys, int numkeys,
                                            void* privdata) = nullptr;
-inline int (*UnblockClient)(BlockedClient* bc, void* privdata) = nullptr;
-inline int (*AbortBlock)(BlockedClient* bc) = nullptr;
 inline void (*SignalKeyAsReady)(Ctx* ctx, String* key) = nullptr;
 inline String* (*GetBlockedClientReadyKey)(Ctx* ctx) = nullptr;
-inline int (*IsBlockedReplyRequest)(Ctx* ctx) = nullptr;
-inline int (*IsBlockedTimeoutRequest)(Ctx* ctx) = nullptr;
-inline void* (*GetBlockedClientPrivateData)(Ctx* ctx) = nullptr;
 
 // command filters
 inline CommandFilter* (*RegisterCommandFilter)(Ctx* ctx, CommandFilterFunc cb, int flags) = nullptr;
@@ -561,24 +523,41 @@ inline int (*UnregisterCommandFilter)(Ctx* ctx, CommandFilter* filter) = nullptr
 inline int (*CommandFilterArgsCount)(CommandFilterCtx* fctx) = nullptr;
 inline String* (*CommandFilterArgGet)(CommandFilterCtx* fctx, int pos) = nullptr;
 // Insert/Replace take ownership of `arg` (create it with a null Ctx, never free it).
-inline int (*CommandFilterArgInsert)(CommandFilterCtx* fctx, int pos, String* arg) = nullptr;
 inline int (*CommandFilterArgReplace)(CommandFilterCtx* fctx, int pos, String* arg) = nullptr;
-inline int (*CommandFilterArgDelete)(CommandFilterCtx* fctx, int pos) = nullptr;
 
 // module configs (7.0+) and server events
 inline int (*RegisterBoolConfig)(Ctx* ctx, const char* name, int default_val, unsigned int flags,
                                  ConfigGetBoolFunc getfn, ConfigSetBoolFunc setfn,
                                  ConfigApplyFunc applyfn, void* privdata) = nullptr;
-inline int (*RegisterNumericConfig)(Ctx* ctx, const char* name, long long default_val,
-                                    unsigned int flags, long long min, long long max,
-                                    ConfigGetNumericFunc getfn, ConfigSetNumericFunc setfn,
-                                    ConfigApplyFunc applyfn, void* privdata) = nullptr;
 inline int (*LoadConfigs)(Ctx* ctx) = nullptr;
 inline int (*SubscribeToServerEvent)(Ctx* ctx, Event event, EventCallback callback) = nullptr;
 inline ServerInfoData* (*GetServerInfo)(Ctx* ctx, const char* section) = nullptr;
 inline void (*FreeServerInfo)(Ctx* ctx, ServerInfoData* data) = nullptr;
 inline unsigned long long (*ServerInfoGetFieldUnsigned)(ServerInfoData* data, const char* field,
                                                         int* out_err) = nullptr;
+
+// ACL: the rights of the user behind a client (drop-in mode's permission parity)
+// GetClientUserNameById: null (errno ENOENT) for a client that is not connected (a script's or
+// a module's client), null (ENOTSUP) for one without a user (the master link, AOF loading).
+inline String* (*GetClientUserNameById)(Ctx* ctx, uint64_t id) = nullptr;
+// GetCurrentUserName: the user of the context's client; the client must have one.
+inline String* (*GetCurrentUserName)(Ctx* ctx) = nullptr;
+inline User* (*GetModuleUserFromUserName)(String* name) = nullptr;  // null: no such user
+inline int (*FreeModuleUser)(User* user) = nullptr;
+// OK when `user` may run argv[0] with these arguments (its keys included), else ERR.
+inline int (*ACLCheckCommandPermissions)(User* user, String** argv, int argc) = nullptr;
+// Adds an ACL LOG entry, as a refused command does; `reason` is an ACL_LOG_* value.
+inline int (*ACLAddLogEntry)(Ctx* ctx, User* user, String* object, int reason) = nullptr;
+// A context of the module's own, not tied to a command: what GetClientUserNameById needs
+// inside a command filter, which has none.
+inline Ctx* (*GetDetachedThreadSafeContext)(Ctx* ctx) = nullptr;
+
+// INFO: the module's own section (INFO zset, INFO modules, INFO everything)
+inline int (*RegisterInfoFunc)(Ctx* ctx, InfoFunc cb) = nullptr;
+inline int (*InfoAddSection)(InfoCtx* ctx, const char* name) = nullptr;
+inline int (*InfoAddFieldCString)(InfoCtx* ctx, const char* field, const char* value) = nullptr;
+inline int (*InfoAddFieldULongLong)(InfoCtx* ctx, const char* field,
+                                    unsigned long long value) = nullptr;
 
 // logging
 inline void (*Log)(Ctx* ctx, const char* level, const char* fmt, ...)
@@ -587,12 +566,19 @@ inline void (*LogIOError)(IO* io, const char* level, const char* fmt, ...)
     RMAPI_PRINTF_LIKE(3, 4) = nullptr;
 
 // ---------------------------------------------------------------------------
-// 6. Newer than 7.0: looked up but optional; null on a 7.0.15 server.
-//    (There is no "RedisModule_MustObeyClient" in any released module API;
-//    on 7.0 use GetContextFlags() & (CTX_FLAGS_REPLICATED | CTX_FLAGS_LOADING).)
+// 6. Newer than 7.0: looked up at load, optional (null where the server lacks
+//    them); each names the fallback the module takes without it.
 // ---------------------------------------------------------------------------
-inline int (*ReplyWithErrorFormat)(Ctx* ctx, const char* fmt, ...) = nullptr;  // 7.2
-inline uint64_t (*Microseconds)() = nullptr;                                   // 7.2
+// 7.2: puts a module command in ACL categories ("write sortedset fast"); called in
+// OnLoad. Without it ZSET.* commands are in no category, and an operator grants them by
+// name (docs/module.md, "ACL users").
+inline int (*SetCommandACLCategories)(Command* cmd, const char* categories) = nullptr;
+// 7.4: declares the module's own ACL category (@zset); called in OnLoad. Without it there is
+// no @zset, only the native categories above.
+inline int (*AddACLCategory)(Ctx* ctx, const char* name) = nullptr;
+// 7.2: the client whose command a filter sees. Without it drop-in mode checks the native
+// command's rights when the ZSET.* command runs (module_commands.hpp, acl_parity).
+inline unsigned long long (*CommandFilterGetClientId)(CommandFilterCtx* fctx) = nullptr;
 
 // ---------------------------------------------------------------------------
 // 7. Init: what the server expects a module to do first in its OnLoad.
@@ -629,37 +615,24 @@ inline int Init(Ctx* ctx, const char* module_name, int module_version, int apive
     RMAPI_NEED(SetModuleAttribs);
     RMAPI_NEED(IsModuleNameBusy);
     RMAPI_NEED(GetServerVersion);
-    RMAPI_NEED(GetTypeMethodVersion);
     RMAPI_NEED(Alloc);
-    RMAPI_NEED(Calloc);
-    RMAPI_NEED(Realloc);
     RMAPI_NEED(Free);
-    RMAPI_NEED(MallocUsableSize);
-    RMAPI_NEED(AutoMemory);
     RMAPI_NEED(CreateCommand);
     RMAPI_NEED(GetCommand);
-    RMAPI_NEED(CreateSubcommand);
     RMAPI_NEED(SetCommandInfo);
     RMAPI_NEED(IsKeysPositionRequest);
     RMAPI_NEED(KeyAtPos);
-    RMAPI_NEED(KeyAtPosWithFlags);
     RMAPI_NEED(WrongArity);
     RMAPI_NEED(GetContextFlags);
     RMAPI_NEED(GetClientId);
-    RMAPI_NEED(GetSelectedDb);
-    RMAPI_NEED(SelectDb);
     RMAPI_NEED(Milliseconds);
     RMAPI_NEED(OpenKey);
     RMAPI_NEED(CloseKey);
     RMAPI_NEED(KeyType);
-    RMAPI_NEED(KeyExists);
     RMAPI_NEED(ValueLength);
     RMAPI_NEED(DeleteKey);
-    RMAPI_NEED(UnlinkKey);
     RMAPI_NEED(GetExpire);
     RMAPI_NEED(SetExpire);
-    RMAPI_NEED(GetKeyNameFromModuleKey);
-    RMAPI_NEED(GetDbIdFromModuleKey);
     RMAPI_NEED(SignalModifiedKey);
     RMAPI_NEED(NotifyKeyspaceEvent);
     RMAPI_NEED(ZsetFirstInScoreRange);
@@ -669,97 +642,76 @@ inline int Init(Ctx* ctx, const char* module_name, int module_version, int apive
     RMAPI_NEED(ZsetRangeStop);
     RMAPI_NEED(ZsetAdd);
     RMAPI_NEED(CreateString);
-    RMAPI_NEED(CreateStringFromString);
-    RMAPI_NEED(CreateStringFromLongLong);
-    RMAPI_NEED(CreateStringFromDouble);
-    RMAPI_NEED(CreateStringPrintf);
     RMAPI_NEED(FreeString);
     RMAPI_NEED(RetainString);
     RMAPI_NEED(StringPtrLen);
     RMAPI_NEED(StringToLongLong);
-    RMAPI_NEED(StringToDouble);
     RMAPI_NEED(ReplyWithError);
     RMAPI_NEED(ReplyWithSimpleString);
     RMAPI_NEED(ReplyWithLongLong);
     RMAPI_NEED(ReplyWithDouble);
     RMAPI_NEED(ReplyWithStringBuffer);
-    RMAPI_NEED(ReplyWithCString);
-    RMAPI_NEED(ReplyWithString);
-    RMAPI_NEED(ReplyWithEmptyString);
     RMAPI_NEED(ReplyWithVerbatimString);
     RMAPI_NEED(ReplyWithNull);
     RMAPI_NEED(ReplyWithNullArray);
-    RMAPI_NEED(ReplyWithEmptyArray);
-    RMAPI_NEED(ReplyWithBool);
     RMAPI_NEED(ReplyWithArray);
     RMAPI_NEED(ReplyWithMap);
     RMAPI_NEED(ReplyWithSet);
-    RMAPI_NEED(ReplySetArrayLength);
-    RMAPI_NEED(ReplySetMapLength);
-    RMAPI_NEED(ReplySetSetLength);
     RMAPI_NEED(ReplyWithCallReply);
     RMAPI_NEED(Call);
-    RMAPI_NEED(CallReplyType);
     RMAPI_NEED(CallReplyLength);
     RMAPI_NEED(CallReplyArrayElement);
     RMAPI_NEED(CallReplyStringPtr);
-    RMAPI_NEED(CallReplyInteger);
-    RMAPI_NEED(CallReplyDouble);
-    RMAPI_NEED(CallReplyBool);
     RMAPI_NEED(FreeCallReply);
     RMAPI_NEED(Replicate);
     RMAPI_NEED(ReplicateVerbatim);
     RMAPI_NEED(CreateDataType);
     RMAPI_NEED(ModuleTypeSetValue);
-    RMAPI_NEED(ModuleTypeReplaceValue);
     RMAPI_NEED(ModuleTypeGetType);
     RMAPI_NEED(ModuleTypeGetValue);
     RMAPI_NEED(SetModuleOptions);
     RMAPI_NEED(SaveUnsigned);
     RMAPI_NEED(LoadUnsigned);
-    RMAPI_NEED(SaveSigned);
-    RMAPI_NEED(LoadSigned);
     RMAPI_NEED(SaveStringBuffer);
     RMAPI_NEED(LoadStringBuffer);
-    RMAPI_NEED(SaveString);
-    RMAPI_NEED(LoadString);
     RMAPI_NEED(SaveDouble);
     RMAPI_NEED(LoadDouble);
     RMAPI_NEED(IsIOError);
     RMAPI_NEED(EmitAOF);
-    RMAPI_NEED(GetKeyNameFromIO);
-    RMAPI_NEED(GetDbIdFromIO);
     RMAPI_NEED(DigestAddStringBuffer);
-    RMAPI_NEED(DigestAddLongLong);
     RMAPI_NEED(DigestEndSequence);
     RMAPI_NEED(BlockClientOnKeys);
-    RMAPI_NEED(UnblockClient);
-    RMAPI_NEED(AbortBlock);
     RMAPI_NEED(SignalKeyAsReady);
     RMAPI_NEED(GetBlockedClientReadyKey);
-    RMAPI_NEED(IsBlockedReplyRequest);
-    RMAPI_NEED(IsBlockedTimeoutRequest);
-    RMAPI_NEED(GetBlockedClientPrivateData);
     RMAPI_NEED(RegisterCommandFilter);
     RMAPI_NEED(UnregisterCommandFilter);
     RMAPI_NEED(CommandFilterArgsCount);
     RMAPI_NEED(CommandFilterArgGet);
-    RMAPI_NEED(CommandFilterArgInsert);
     RMAPI_NEED(CommandFilterArgReplace);
-    RMAPI_NEED(CommandFilterArgDelete);
     RMAPI_NEED(RegisterBoolConfig);
-    RMAPI_NEED(RegisterNumericConfig);
     RMAPI_NEED(LoadConfigs);
     RMAPI_NEED(SubscribeToServerEvent);
     RMAPI_NEED(GetServerInfo);
     RMAPI_NEED(FreeServerInfo);
     RMAPI_NEED(ServerInfoGetFieldUnsigned);
+    RMAPI_NEED(GetClientUserNameById);
+    RMAPI_NEED(GetCurrentUserName);
+    RMAPI_NEED(GetModuleUserFromUserName);
+    RMAPI_NEED(FreeModuleUser);
+    RMAPI_NEED(ACLCheckCommandPermissions);
+    RMAPI_NEED(ACLAddLogEntry);
+    RMAPI_NEED(GetDetachedThreadSafeContext);
+    RMAPI_NEED(RegisterInfoFunc);
+    RMAPI_NEED(InfoAddSection);
+    RMAPI_NEED(InfoAddFieldCString);
+    RMAPI_NEED(InfoAddFieldULongLong);
     RMAPI_NEED(Log);
     RMAPI_NEED(LogIOError);
 #undef RMAPI_NEED
-    // Optional (newer servers only).
-    detail::fetch(getapi, "RedisModule_ReplyWithErrorFormat", ReplyWithErrorFormat);
-    detail::fetch(getapi, "RedisModule_Microseconds", Microseconds);
+    // Optional: a miss leaves the pointer null.
+    detail::fetch(getapi, "RedisModule_SetCommandACLCategories", SetCommandACLCategories);
+    detail::fetch(getapi, "RedisModule_AddACLCategory", AddACLCategory);
+    detail::fetch(getapi, "RedisModule_CommandFilterGetClientId", CommandFilterGetClientId);
 
     if (missing) *missing = first_missing;
     if (first_missing != nullptr) return ERR;

@@ -1,9 +1,10 @@
 // zset module — RedisModule_OnLoad: registers the data type, the ZSET.* commands, ZSET.IMPORT /
-// ZSET.EXPORT and the module's configs. Load it with
+// ZSET.EXPORT, the module's configs and its INFO section. Load it with
 //     redis-server --loadmodule /path/to/zset.so [--zset.dropin yes]
 // See docs/module.md.
 // SPDX-License-Identifier: MIT
 
+#include "acl.hpp"
 #include "dropin.hpp"
 #include "module_commands.hpp"
 #include "module_config.hpp"
@@ -11,12 +12,13 @@
 #include "module_state.hpp"
 #include "module_type.hpp"
 #include "redis_module_api.hpp"
+#include "stats.hpp"
 #include <zset/version.hpp>
 
 namespace {
 
 /// ZSET.IMPORT / ZSET.EXPORT: one key, written in place.
-bool register_migration(rmapi::Ctx* ctx) {
+bool register_migration(rmapi::Ctx* ctx, bool zset_category) {
     struct command {
         const char* name;
         rmapi::CmdFunc fn;
@@ -36,9 +38,29 @@ bool register_migration(rmapi::Ctx* ctx) {
         info.version = &rmapi::kCommandInfoV1;
         info.arity = 2;
         info.key_specs = specs;
-        if (rmapi::SetCommandInfo(rmapi::GetCommand(ctx, c.name), &info) != rmapi::OK) return false;
+        if (rmapi::SetCommandInfo(rmapi::GetCommand(ctx, c.name), &info) != rmapi::OK ||
+            !zset::module::acl::set_categories(ctx, c.name, "@keyspace @write @slow",
+                                               zset_category))
+            return false;
     }
     return true;
+}
+
+/// INFO zset (also in INFO modules and INFO everything): the module's version, its mode and
+/// what its keys hold.
+void info(rmapi::InfoCtx* ctx, int) {
+    using zset::module::module_stats;
+    const module_stats& s = zset::module::stats();
+    if (rmapi::InfoAddSection(ctx, "") != rmapi::OK) return;
+    rmapi::InfoAddFieldCString(ctx, "version", zset::version::string);
+    rmapi::InfoAddFieldCString(ctx, "dropin", zset::module::state().dropin ? "yes" : "no");
+    rmapi::InfoAddFieldCString(ctx, "acl_categories",
+                               rmapi::SetCommandACLCategories != nullptr ? "yes" : "no");
+    rmapi::InfoAddFieldCString(ctx, "dropin_acl_check",
+                               rmapi::CommandFilterGetClientId != nullptr ? "filter" : "command");
+    rmapi::InfoAddFieldULongLong(ctx, "keys", module_stats::read(s.keys));
+    rmapi::InfoAddFieldULongLong(ctx, "elements", module_stats::read(s.elements));
+    rmapi::InfoAddFieldULongLong(ctx, "memory_bytes", module_stats::read(s.bytes));
 }
 
 }  // namespace
@@ -56,7 +78,10 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(rmapi::
                                      rmapi::OPTION_NO_IMPLICIT_SIGNAL_MODIFIED);
     zset::module::state().type = zset::module::register_type(ctx);
     if (zset::module::state().type == nullptr) return rmapi::ERR;
-    if (!zset::module::register_commands(ctx) || !register_migration(ctx)) return rmapi::ERR;
+    const bool zset_category = zset::module::acl::declare_zset_category(ctx);
+    if (!zset::module::register_commands(ctx, zset_category) ||
+        !register_migration(ctx, zset_category) || rmapi::RegisterInfoFunc(ctx, info) != rmapi::OK)
+        return rmapi::ERR;
     if (!zset::module::configure(ctx, zset::module::apply_dropin) ||
         !zset::module::register_dropin(ctx))
         return rmapi::ERR;
