@@ -46,7 +46,7 @@
 //     lookup), no key read twice, and the record's fields in one load, so a ZSCORE hit at 10^3
 //     runs fewer instructions than the Redis-style peer's, with almost no mispredicted branches
 //     (docs/design-log.md, "Candidates from the probe's equal keys"; bench row
-//     zscore_hit/zset_skiplist/1000). The steps start at the home slot, not on a 64-byte
+//     zscore_hit/zset/1000). The steps start at the home slot, not on a 64-byte
 //     boundary, which would make a miss slower in cache;
 //   * growth is one sequential pass (entries are already in order; no member is re-hashed);
 //   * the entries whose tags lie in [t0, t1] are one contiguous stretch, which makes the ZSCAN

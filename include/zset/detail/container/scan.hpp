@@ -294,7 +294,7 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
 /// 8 loads of 8 values whose starts are clamped to n - 8 (the last ones repeat the final 8
 /// values, so nothing past n is read), each match scored 128 - position and the best score
 /// kept. find_u16's exit mispredicts about once a search, and fixed work makes ZRANK at 10^3
-/// markedly faster (bench row zrank/zset_skiplist/1000). On arrays not in cache, reading every
+/// markedly faster (bench row zrank/zset/1000). On arrays not in cache, reading every
 /// line costs more than the mispredict (ZRANK at 10^6 much slower): there find_u16 is the one
 /// to use (docs/design-log.md, "The position scan in fixed work"). Other n: find_u16
 /// (scan_slack).
