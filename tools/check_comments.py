@@ -2,9 +2,9 @@
 """Finds comments that narrate history or quote measurements in zset's C++ sources.
 
 A comment says what the code is and why, in the present tense (CONTRIBUTING.md, "Comments say
-what is"). The history of a choice lives in git and its standing reasons in docs/design-log.md.
+what is, and why"). The history of a choice lives in git and its standing reasons in docs/design-log.md.
 This check scans the comments (// and /* */, string and character literals skipped) of every
-.hpp, .h and .cpp file under the folders it is given for these markers:
+.hpp, .h, .cpp, .cc and .inc file under the folders it is given for these markers:
 
     "used to" (but "is used to", "be used to" ...)   what the code was
     "Before," / "Earlier" / "earlier version"         what came before
@@ -135,7 +135,7 @@ def main():
     if hits:
         print(f"check_comments: {hits} comment line(s) narrate history or quote measurements; "
               "say what the code is and why, and name the bench row that checks a claim "
-              "(CONTRIBUTING.md, \"Comments say what is\")", file=sys.stderr)
+              "(CONTRIBUTING.md, \"Comments say what is, and why\")", file=sys.stderr)
         return 1
     return 0
 
