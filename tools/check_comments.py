@@ -2,9 +2,10 @@
 """Finds comments that narrate history or quote measurements in zset's C++ sources.
 
 A comment says what the code is and why, in the present tense (CONTRIBUTING.md, "Comments say
-what is, and why"). The history of a choice lives in git and its standing reasons in docs/design-log.md.
-This check scans the comments (// and /* */, string and character literals skipped) of every
-.hpp, .h, .cpp, .cc and .inc file under the folders it is given for these markers:
+what is, and why"). The history of a choice lives in git, its standing reasons in
+docs/design-log.md. This check scans the comments (// and /* */, string and character literals
+skipped) of every .hpp, .h, .cpp, .cc and .inc file under the folders it is given for these
+markers:
 
     "used to" (but "is used to", "be used to" ...)   what the code was
     "Before," / "Earlier" / "earlier version"         what came before
