@@ -9,9 +9,9 @@
 // * Records never move inside their block. A record is addressed by its `ref`: its byte offset
 //   in the area (byte-string members) or its cell number (other members). The hash index
 //   stores (node, ref), so a member lookup reaches the member and its score by reading exactly
-//   one record, with no scan: a hash map's two dependent reads plus the record, where scores,
-//   lengths and member bytes in separate sorted arrays would need a scan of the lengths to
-//   find a member (docs/design-log.md, "Slotted blocks").
+//   one record, with no scan (scores, lengths and member bytes in separate sorted arrays
+//   would make a lookup sum lengths to find its member; docs/design-log.md, "Slotted
+//   blocks").
 // * `order` lists the refs in (score, member) order. Ranks, iteration and binary search go
 //   through it; inserting or erasing shifts 2 bytes per element, never the records.
 // * the member lookup (listpack mode only: skiplist mode has the hash index) finds a member by
