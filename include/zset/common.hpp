@@ -70,7 +70,8 @@
 /// or compaction, an index rehash, a node pool growth), which run once per many operations.
 /// It saves compile time and code size (docs/benchmarks.md, "Compile time"), not run time. Not
 /// __attribute__((cold)): that also optimizes for size paths whose speed counts in bulk (copies,
-/// set operations' results, rehashes), for 0.04-0.1 s of compile time.
+/// set operations' results, rehashes), for little compile time (docs/design-log.md, "Compile
+/// time").
 #if defined(__GNUC__) || defined(__clang__)
 #define ZSET_NOINLINE __attribute__((noinline))
 #elif defined(_MSC_VER)

@@ -79,9 +79,9 @@ public:
     /// The member's score in this input (1 for a plain set's member), or nullopt. Always
     /// inlined, as sorted_set::score() is: out of line, g++ returns the optional through
     /// memory, its flag byte stored and the whole word reloaded (a failed store forward), and
-    /// the sorted_set's listpack lookup, inlined here, made this function large enough to stay
-    /// out of line, which slowed ZINTER at 100 until it was forced inline (docs/design-log.md,
-    /// "ZSCORE inlined into its caller, and a lookup shim that stalled").
+    /// the sorted_set's listpack lookup, inlined here, makes this function large enough for g++
+    /// to leave it out of line, which would slow ZINTER at 100 (docs/design-log.md, "Lookups
+    /// inlined into their caller"; bench row inter/zset/100).
     ZSET_ALWAYS_INLINE std::optional<score_type> score(key_view m) const {
         if (sorted_ != nullptr) return sorted_->score(m);
         if constexpr (!std::is_void_v<Members>)

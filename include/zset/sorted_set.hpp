@@ -308,7 +308,7 @@ public:
     /// O(n/16) in listpack mode. Never throws.
     [[nodiscard]] ZSET_ALWAYS_INLINE std::optional<Score> score(key_view member) const noexcept {
         // The optional is built here, in the caller (engine/lookup.hpp, set_engine::score):
-        // passed up from the engine's score() instead, g++ tested the lookup's result again.
+        // passed up from the engine's score() instead, g++ tests the lookup's result again.
         Score found;
         if (!engine_.find_score(member, found)) return std::nullopt;
         return found;

@@ -9,43 +9,24 @@
 // * Records never move inside their block. A record is addressed by its `ref`: its byte offset
 //   in the area (byte-string members) or its cell number (other members). The hash index
 //   stores (node, ref), so a member lookup reaches the member and its score by reading exactly
-//   one record, with no scan (the reason for this layout: the previous format kept scores,
-//   lengths and member bytes in separate sorted arrays, and a lookup summed lengths to find a
-//   member — 4-5 dependent cache misses at 10^6 members against a hash map's 2).
+//   one record, with no scan (scores, lengths and member bytes in separate sorted arrays
+//   would make a lookup sum lengths to find its member; docs/design-log.md, "Slotted
+//   blocks").
 // * `order` lists the refs in (score, member) order. Ranks, iteration and binary search go
 //   through it; inserting or erasing shifts 2 bytes per element, never the records.
 // * the member lookup (listpack mode only: skiplist mode has the hash index) finds a member by
 //   its hash. Up to bucket_table::max_positions (128) positions it is a bucket_table
 //   (bucket_table.hpp): a 2-byte entry a position, sorted into 16 buckets by the hash, plus 17
-//   bucket starts; a lookup compares one bucket's entries in one step. Larger blocks (listpack
-//   thresholds above 128) keep a 16-bit fingerprint beside each position instead, in order, and
-//   compare all of them 16 at a time. The table replaced those fingerprints at every size up to
-//   128 in 0.2.0: both ZSCORE hits and misses at n = 100 got faster, for 17 bytes a block (the
-//   bucket starts; docs/design-log.md, "A bucket table of ranked entries"). A table block keeps its
-//   entries' offset in its header (table_at), so a lookup finds them without computing it; a
-//   block whose entries would lie past 128 KiB (members of about 1 KiB) keeps parallel
-//   fingerprints instead. History of the fingerprints: with 8 bits, a miss at n = 100 expected
-//   100/256 false candidates, so whether it had one was a coin flip, and the scan tested the
-//   first candidate without that branch: every miss read the order array and a record after
-//   the scan. With 16 bits a miss expects 100/65536 and ends at the scan, which made hits and
-//   misses both markedly faster (docs/design-log.md, "Sixteen-bit fingerprints in listpack
-//   mode"). A 256-bit "fingerprint present" filter in front of the 8-bit scan was tried (32
-//   bytes): fewer instructions, no faster (docs/design-log.md, "Reverse ranges from their end").
-//   Earlier alternatives, against the 8-bit scan: a hashed table in their place (a member in
-//   the less full of two 16-slot groups of control and position bytes, both groups read) was
-//   faster than skiplist mode at n = 50-128, but takes 256 bytes at n = 100 against the
-//   fingerprints' 100, over the 24-bytes-a-member target unless the set object and the growth
-//   slack gave bytes back (docs/design-log.md, "A hashed index for listpack mode, measured").
-//   Faster still, and never rebuilt as the block grows: the entries sorted into 32 buckets, a
-//   control and a position byte each (one 16-byte compare a lookup), still over the target
-//   with the set object as it was ("A bucketed index for listpack mode"). Once the object
-//   shrank to 32 bytes a 16-bucket table fit, and built into this block it made ZSCORE at 100
-//   much faster; but its position bytes are ranks, so every insert and erase rewrote those
-//   after it and an erase first searched for its entry: ZREM and ZPOPMIN got much slower, four
-//   rows lost for four won ("The set object at 32 bytes, and a bucketed index in the block";
-//   branch wip/bucketed-listpack). The bucket table keeps a one-step lookup and does that
-//   upkeep in one pass, an erase given the entry its lookup found (bucket_table.hpp; "The set
-//   object at 24 bytes, and where the bucketed table's upkeep goes").
+//   bucket starts; a lookup compares one bucket's entries in one step, and a miss almost always
+//   ends at that compare. Larger blocks (listpack thresholds above 128) keep a 16-bit
+//   fingerprint beside each position instead, in order, and compare all of them 16 at a time.
+//   A table block keeps its entries' offset in its header (table_at), so a lookup finds them
+//   without computing it; a block whose entries would lie past 128 KiB (members of about
+//   1 KiB) keeps parallel fingerprints instead. Why a table of ranked entries: it keeps a
+//   one-step lookup within listpack mode's 24 bytes a member, and its upkeep on insert and
+//   erase is one pass, an erase given the entry its lookup found (docs/design-log.md, "Listpack
+//   mode's bucket table", which also lists the hashed tables it was measured against; bench
+//   rows zscore_hit/zset/100, zscore_miss/zset/100, memory/zset/100).
 //
 // Record formats:
 //   byte strings (Member = std::string): [score][length byte][member bytes], packed (scores are
@@ -184,7 +165,7 @@ private:
     }
     /// Where the lookup array (a table's entries, or the fingerprints) starts. A table block
     /// keeps it in its header (table_at): a lookup then loads its entries' place instead of
-    /// computing it from the capacity and the area, which shortened every listpack-mode lookup
+    /// computing it from the capacity and the area, which shortens every listpack-mode lookup
     /// (docs/design-log.md, "A one-multiply fingerprint for listpack mode").
     static size_type table_offset(size_type cap, size_type area) noexcept {
         return order_offset(area) + cap * sizeof(std::uint16_t);
@@ -361,11 +342,10 @@ public:
     ZSET_ALWAYS_INLINE view member_of(ref_type r) const noexcept {
         if constexpr (bytes) {
             const unsigned char* p = record(r) + sizeof(Score);
-            // Marked likely so that a short member falls through: unmarked, g++ made the short
-            // case the taken jump over the long case's load, and a walk's loop took two taken
-            // branches an element instead of one, which slowed every walk, most in listpack
-            // mode (docs/design-log.md, "One taken branch an element, and pops that request
-            // their index entry early").
+            // Marked likely so that a short member falls through: a walk's loop then takes one
+            // taken branch an element, not two (unmarked, g++ may make the short case the
+            // taken jump over the long case's load), which matters most in listpack mode
+            // (docs/design-log.md, "Iteration in few instructions"; bench row iterate).
             if (ZSET_LIKELY(*p != long_length))
                 return view(reinterpret_cast<const char*>(p + 1), *p);
             std::uint32_t n;
@@ -442,8 +422,7 @@ public:
 
     /// Whether a search expects the block in cache; a cold search first requests the whole
     /// block, then the records it may probe next (they are scattered in the area), which pays
-    /// off only on cache misses (docs/design-log.md, "The leads kept from 0.1.0, re-measured
-    /// against the 0.1.0 binary").
+    /// off only on cache misses (docs/design-log.md, "Walks request their blocks").
     enum class search { cached, cold };
 
     /// Position of the record r (present), found in the order array: O(size / 8). A cached
@@ -517,9 +496,9 @@ public:
     /// First position whose (score, member) is not less than (s, m): by scores first, without
     /// a branch on any comparison (score_lower_bound; in a cold block a binary search behind the
     /// block's prefetch), then by members among the scores equal to s. A search comparing
-    /// members as it went branched on every step, mispredicted about half the time in a set
-    /// whose inserts the branch predictor had not seen before (docs/design-log.md, "Building
-    /// from empty: block searches without branches").
+    /// members as it went would branch on every step, mispredicted about half the time in a
+    /// set whose inserts the branch predictor has not seen before (docs/design-log.md,
+    /// "Building from empty"; bench rows build_random, many_sets_1000).
     template <class Compare>
     ZSET_NOINLINE size_type lower_bound(Score s, view m, const Compare& less,
                                         search mode = search::cached) const {
@@ -571,11 +550,11 @@ public:
         const Score a0 = score_at(base), a1 = score_at(std::min(base + 1, last)),
                     a2 = score_at(std::min(base + 2, last)),
                     a3 = score_at(std::min(base + 3, last));
-        // Every test combined with & (g++ made `len > 1 && ...` and the choice of the answer's
-        // score branches, mispredicted on about half the searches of a set being built:
-        // callgrind --branch-sim). The scores rise, so the answer has score s exactly when one
-        // of the candidates [base, base + len] does (a clamped one is the last score, which is
-        // not below s: if it is s, so is the answer's).
+        // Every test combined with & (g++ makes `len > 1 && ...` and the choice of the answer's
+        // score branches, which mispredict on about half the searches of a set being built).
+        // The scores rise, so the answer has score s exactly when one of the candidates
+        // [base, base + len] does (a clamped one is the last score, which is not below s: if it
+        // is s, so is the answer's).
         const bool b0 = a0 < s;
         const bool b1 = (len > 1) & (a1 < s);
         const bool b2 = (len > 2) & (a2 < s);
@@ -761,8 +740,8 @@ public:
     /// Appends the records at positions [first, last) of `src` to the end of `dst` (area and
     /// positions), in order: they now belong to dst. `src` still lists them, so the caller, which
     /// moves every record of src out this way, frees it with discard_moved(), not destroy().
-    /// (Forgetting each record in src, to make it a hole of a block about to be freed, was a
-    /// tenth of a split's work.) Calls moved(member view in dst, score, old ref, new ref) for
+    /// (Forgetting each record in src, to make it a hole of a block about to be freed, would
+    /// be work for nothing.) Calls moved(member view in dst, score, old ref, new ref) for
     /// each. Precondition: dst has room. Never throws.
     template <class Moved>
     static void transfer(block src, size_type first, size_type last, block dst, Moved&& moved) {
@@ -852,7 +831,7 @@ private:
 
     /// Copies the byte-string record of `units` units at src's `from` to dst's `to`, at the end
     /// of dst's used area: records of up to 32 bytes in one fixed-size copy (a call to memcpy
-    /// for each record's own length was a fifth of a split's instructions), which may write
+    /// for each record's own length would cost a split more than the copies), which may write
     /// past the record into dst's unused area and read past it within src's allocation.
     static void copy_record(block src, ref_type from, block dst, ref_type to,
                             size_type units) noexcept {

@@ -2,11 +2,11 @@
 // positions: 2-byte entries sorted into 16 buckets by their member's hash.
 // SPDX-License-Identifier: MIT
 //
-// A listpack-mode block (block.hpp) finds a member by its hash. Before 0.2.0 it kept a 16-bit
-// fingerprint beside each position and compared all of them: at n = 100 sixteen 8-lane compares
-// a lookup, which left ZSCORE in listpack mode slower than skiplist mode's one probe of its hash
-// index (docs/design-log.md, "Sixteen-bit fingerprints in listpack mode"). This table takes the
-// same two bytes a position (plus 17 bytes a block) and is read in one step:
+// A listpack-mode block (block.hpp) finds a member by its hash. Comparing a 16-bit fingerprint
+// beside each position would take sixteen 8-lane compares a lookup at n = 100, more than
+// skiplist mode's one probe of its hash index; this table takes the same two bytes a position
+// (plus 17 bytes a block) and is read in one step (docs/design-log.md, "Listpack mode's bucket
+// table"):
 //
 //   entries: u16 x capacity, grouped by bucket (the fingerprint's top 4 bits), in any order
 //            within a bucket; an entry is check | position: 9 more bits of the fingerprint
@@ -17,26 +17,23 @@
 //
 // A lookup reads starts[b] and starts[b + 1] and compares the check bits of the bucket's first
 // 16 entries at once (two 8-lane compares), masked to the bucket's length. At n = 100 a bucket
-// holds 6.25 entries on average, so a miss meets an entry with its check bits 1.2% of the time
-// (random members; 2.4% with the earlier 8-bit check) and a bucket longer than 16, which
-// takes a loop, appears 0.07% of the time (0.4% at 128). A false candidate is rare, so the
-// branch on it mispredicts, which costs such a miss more than the rest of its work
-// (docs/design-log.md, "A one-multiply fingerprint for listpack mode"). Against the
-// fingerprints it took a lookup far fewer instructions, fewer again once inlined into
-// set_engine::find_score, with its entries' place in the block header (block.hpp) and with
-// the fingerprint of set_engine::listpack_fingerprint (docs/design-log.md, "A bucket table of
-// ranked entries").
+// holds 6.25 entries on average against 512 check values, so about one miss in 80 meets an
+// entry with its check bits (random members), and a bucket longer than 16, which takes a loop,
+// is rare. A false candidate is rare, so the branch on it mispredicts, which costs such a miss
+// more than the rest of its work (docs/design-log.md, "A one-multiply fingerprint for listpack
+// mode"). The lookup is inlined into set_engine::find_score, finds its entries' place in the
+// block header (block.hpp) and takes the fingerprint of set_engine::listpack_fingerprint
+// (bench rows zscore_hit/zset/100, zscore_miss/zset/100).
 //
 // What it costs: the positions are ranks, so inserting or erasing at position p adds or
 // subtracts one from every entry's position past p: one pass of 8-entry steps over the entries,
 // which also moves them to open or close the entry's slot (no memmove), and an erase by
 // position first needs its entry (the caller passes the one its lookup found; a pop hashes its
-// member to find it in one bucket). That upkeep made ZREM and ZADD of a new member at n = 100
-// slower and left score updates as they were; in the suite these rows stay faster than
-// skiplist mode's and the Redis-style peer's (docs/design-log.md, "A bucket table of ranked
-// entries"). The earlier bucketed table (control and position bytes in two arrays, branch
-// wip/bucketed-listpack) did the same upkeep bucket by bucket and a search per erase, which cost
-// ZREM far more ("The set object at 32 bytes, and a bucketed index in the block").
+// member to find it in one bucket). That upkeep costs ZREM and ZADD of a new member at n = 100
+// more than parallel fingerprints would, and these rows stay faster than skiplist mode's and
+// the Redis-style peer's (bench rows zrem/zset/100, zadd_new/zset/100). A table whose upkeep
+// goes bucket by bucket, with a search per erase, costs ZREM far more (docs/design-log.md,
+// "Listpack mode's bucket table").
 //
 // Caveats: 7 position bits bound the table to 128 positions (a block with more, from larger
 // listpack thresholds, keeps parallel fingerprints, and a block that grows past 128 gets its
@@ -81,9 +78,9 @@ public:
     /// The entries among the first 16 of fp's bucket that carry its check bits: bit i of
     /// `mask` for entry `first + i`; the bucket ends at `end` (one longer than 16 continues
     /// past them). The mask is limited to the bucket before anyone tests it: tested raw (empty
-    /// for ~96% of misses at n = 100, the rest matching a later bucket's entry), a miss ran a
-    /// few instructions fewer and took longer, as the branch on the raw mask mispredicts for
-    /// those 4% (docs/design-log.md, "A bucket table of ranked entries").
+    /// for most misses at n = 100, the rest matching a later bucket's entry), a miss would run a
+    /// few instructions fewer and take longer, as the branch on the raw mask mispredicts for
+    /// the rest (docs/design-log.md, "Listpack mode's bucket table").
     struct candidates {
         unsigned mask;
         std::size_t first, end;
@@ -295,7 +292,8 @@ private:
 
 #ifdef ZSET_DETAIL_SSE2
     // The passes below rewrite the entries 8 at a time, each 8 read from where they were and
-    // stored once where they go (a memmove and a pass over the same bytes did the work twice).
+    // stored once where they go (a memmove and a pass over the same bytes would do the work
+    // twice).
     // A step past the last entry stores back the bytes it read there (the starts, the scan
     // slack) unchanged.
     static __m128i load8(const std::uint16_t* p) noexcept {

@@ -1,6 +1,6 @@
 // zset::detail::function_holder — a sorted set's hash, equality and order function objects,
 // held as a base class so that empty ones (the defaults) take no space: as a member, their
-// empty tuple took a padded word of the set object (32 bytes; 24 with it as a base).
+// empty tuple would take a padded word of the set object (32 bytes; 24 with it as a base).
 // SPDX-License-Identifier: MIT
 #ifndef ZSET_DETAIL_CONTAINER_FUNCTION_HOLDER_HPP
 #define ZSET_DETAIL_CONTAINER_FUNCTION_HOLDER_HPP

@@ -15,43 +15,39 @@
 //   records: 7 bytes per slot: the tag's low 16 bits, ref (16 bits) and node id (24 bits),
 //            read as one little-endian 8-byte load (a padding byte follows the last);
 //   third tag bytes: bits 16-23 of the tag, in tables of under 512 slots only (see below).
-// 9 bytes a slot in all, as the former 4-byte tags + 5-byte refs; growth fills the table to
-// 7/8 and grows it by 1/8, so from 8,192 slots the load stays within 0.78-0.875 and the index
-// costs 10.3-11.6 bytes per member; smaller tables at least double as inserts fill them
-// (growth_after), which costs up to twice that a member in sets of 129 to ~7,000 members and
-// saves ~7 of every 8 entry moves their growth made (docs/design-log.md, "Building from empty").
-// Measured alternatives: one array of 8-byte (tag, address) slots doubled the probed bytes and made
-// a dependent probe at 10^6 several times slower; a 15/16 load saves under a byte a member but
-// makes an insert shift several times as many slots (docs/design-log.md, "Why this layout
-// (0.2.0)").
+// 9 bytes a slot in all; growth fills the table to 7/8 and grows it by 1/8, so from 8,192
+// slots the load stays within 0.78-0.875 and the index costs 10.3-11.6 bytes per member;
+// smaller tables at least double as inserts fill them (growth_after), which costs up to twice
+// that a member in sets of 129 to ~7,000 members and saves ~7 of every 8 entry moves their
+// growth would make (docs/design-log.md, "Index growth and layout"). A table of 8-byte
+// (tag, address) slots would double the probed bytes, and a 15/16 load would save under a
+// byte a member but make an insert shift several times as many slots (docs/design-log.md,
+// "The member index: 2-byte keys and 7-byte records").
 //
-// Why 2-byte keys: at 10^7 members the probed array is 23 MB, inside this machine class's 32 MB
-// L3 (the 4-byte tags were 46 MB, absl::flat_hash_map's control bytes 16 MB). Random probes of
-// a bare array (a pooled string's hash, then one SIMD step at its home) were the faster the
-// narrower its slots, and with 2-byte keys ZSCORE misses at 10^7 went from well behind absl's
-// to about even with them. Caveat: from one full run to the next that ratio still swings
-// widely: absl's 16 MB stay in a busy L3 more often than 23 MB do (docs/design-log.md, "Why
-// this layout (0.2.0)").
+// Why 2-byte keys: the narrower the probed slots, the faster random probes past the cache. At
+// 10^7 members the probed array is 23 MB, inside this machine class's 32 MB L3 (4-byte tags
+// would be 46 MB; absl::flat_hash_map's control bytes are 16 MB), which keeps ZSCORE misses
+// at 10^7 about even with absl's. Caveat: that ratio swings widely from one full run to the
+// next: absl's 16 MB stay in a busy L3 more often than 23 MB do (docs/design-log.md, "The
+// member index: 2-byte keys and 7-byte records"; bench row zscore_miss/zset/10000000).
 //
 // Placement is linear probing from the home slot `tag * capacity >> 32` (a multiply, not a
 // mask, so any capacity works), with every run of occupied slots kept sorted by tag. Because the
 // home is monotone in the tag, sorted runs are exactly Robin Hood order, and the key keeps that
 // order visible: the entry in slot j sorts below a tag whose home is h <= j exactly when its
 // key (live bit set) is below the key that tag would have in slot j, (254 - (j - h)) << 8 |
-// f << 1 | 1 (an earlier home means a larger distance, so a smaller high byte; the same home
+// f << 1 | 1 (a smaller home means a larger distance, so a smaller high byte; the same home
 // compares the 7 fraction bits, and only entries with equal keys, ~1 in 150 misses, need their
 // records read). That buys:
 //   * a probe compares keys only, 16 slots per SIMD step (two 8-lane compares against wanted
 //     keys that fall by 256 a slot): the first key equal to the wanted one is the candidate,
 //     and a key not below it with none equal before ends a miss (see first_with_key): no
-//     loop-exit branch to mispredict at 7/8 load (a scalar loop mispredicted nearly once a
-//     lookup, by callgrind --branch-sim), no key read twice: a ZSCORE hit at 10^3 runs fewer
-//     instructions than the Redis-style peer's, with almost no mispredicted branches. Before,
-//     the probe found the first key not below the wanted one and a scalar loop read the keys
-//     again from there, and the record's fields took two loads and five shifts, a third more
-//     instructions (docs/design-log.md, "Candidates from the probe's equal keys, and one loop
-//     for both modes"). Measured alternative: starting the steps on a 64-byte boundary made a
-//     miss slower in cache (with the 4-byte tags);
+//     loop-exit branch to mispredict at 7/8 load (a scalar loop mispredicts nearly once a
+//     lookup), no key read twice, and the record's fields in one load, so a ZSCORE hit at 10^3
+//     runs fewer instructions than the Redis-style peer's, with almost no mispredicted branches
+//     (docs/design-log.md, "Candidates from the probe's equal keys"; bench row
+//     zscore_hit/zset/1000). The steps start at the home slot, not on a 64-byte
+//     boundary, which would make a miss slower in cache;
 //   * growth is one sequential pass (entries are already in order; no member is re-hashed);
 //   * the entries whose tags lie in [t0, t1] are one contiguous stretch, which makes the ZSCAN
 //     cursor (a tag) exact while the table grows or shrinks.
@@ -66,35 +62,24 @@
 // would run past them grows the table instead; so does one that would put an entry more than
 // 253 slots past its home (the key's high byte). At 7/8 load the farthest entry of random
 // fills sits a few dozen slots from home, from 4,096-slot tables to 10^7 slots
-// (docs/design-log.md, "Why this layout (0.2.0)"), so only members sharing one 32-bit tag
-// reach it: 255 of them cannot be placed at any size, and the insert of the 255th throws
-// std::length_error (the hash is mixed first, so it takes a Hash that gives 255 members one
-// value). An erase never moves an entry: it empties its
+// (docs/design-log.md, "The member index: 2-byte keys and 7-byte records"), so only members
+// sharing one 32-bit tag reach it: 255 of them cannot be placed at any size, and the insert of
+// the 255th throws std::length_error (the hash is mixed first, so it takes a Hash that gives
+// 255 members one value). An erase never moves an entry: it empties its
 // slot when no displaced entry follows, and leaves a tombstone otherwise; an insert next to a
 // tombstone revives it in place, and the insert that finds the table full of them drops the
-// rest in one pass over the table, in place (drop_tombstones). Measured alternatives, by
-// instructions and mispredicted branches per ZPOPMIN: shifting the whole run back cost the
-// most, shifting at most 8 entries less, never shifting least (docs/design-log.md, "Why this
-// layout (0.2.0)"). Caveat: 24-bit node ids bound a set to 2^24 blocks (2^30 to 2^31 elements,
-// blocks being half to fully used).
+// rest in one pass over the table, in place (drop_tombstones). Never shifting costs ZPOPMIN
+// the fewest instructions and mispredicted branches of the erase policies (docs/design-log.md,
+// "Erases leave tombstones"; bench row pop_min). Caveat: 24-bit node ids bound a set to 2^24
+// blocks (2^30 to 2^31 elements, blocks being half to fully used).
 //
-// Measured alternatives for ZSCORE miss at 10^7 while the probed array was the 46 MB of 4-byte
-// tags:
-//   * a blocked Bloom filter of 5 bits per member (6.25 MB, 9.4% false positives) in front of
-//     the index made a miss at 10^7 as fast as absl's but a hit at 10^6 and 10^7 much slower:
-//     its extra work leaves less room to overlap a hit's dependent misses;
-//   * prefetching the refs at the home slot alongside the tag probe (tables past 1 MB) made
-//     hits and ZRANK at 10^6 faster but misses slower and far more variable: one more line per
-//     miss, which the miss target (1.2x absl) cannot afford;
-//   * a 1-byte control array (7 tag bits and a live bit; 12 MB at 10^7) beside 8-byte entries
-//     (the other 24 tag bits and the address): with no order in the probed bytes a miss must
-//     reach the first empty slot, past the first 32 about half the time at 7/8 load, so a miss
-//     in cache mispredicted most of the time and took twice as long at 10^3, and at 10^7 it
-//     was no better;
-//   * huge pages for the table (madvise, granted by the kernel): no change beyond the noise at
-//     10^7, so the cost was the L3's capacity, not the TLB.
-// The 2-byte keys keep the order the 1-byte control array lacked in the bytes it saves
-// (docs/design-log.md, "Why this layout (0.2.0)").
+// Not here, and why (docs/design-log.md, "The member index: 2-byte keys and 7-byte records"):
+// a Bloom filter in front of the index makes far-from-cache misses cheaper but hits slower
+// (less room to overlap a hit's dependent misses); prefetching the records at the home slot
+// with the key probe makes hits faster but misses slower and far more variable; a 1-byte
+// control array with no order in its bytes must probe to the first empty slot, so a miss in
+// cache mispredicts; huge pages change nothing (the cost past the cache is the L3's capacity,
+// not the TLB). The 2-byte keys keep the order a control array lacks in the bytes it saves.
 #ifndef ZSET_DETAIL_CONTAINER_HASH_INDEX_HPP
 #define ZSET_DETAIL_CONTAINER_HASH_INDEX_HPP
 
@@ -228,8 +213,8 @@ public:
     }
     /// A lookup's first step, for callers that settle the common case inline: the slot of the
     /// first live entry whose key is the tag's (a candidate, which the record's low tag bits
-    /// confirm or not; match_at_or_after(slot, tag) goes on from it), or npos (~99% of misses
-    /// end here, having read no record).
+    /// confirm or not; match_at_or_after(slot, tag) goes on from it), or npos (nearly every
+    /// miss ends here, having read no record).
     ZSET_ALWAYS_INLINE size_type first_candidate(std::uint32_t tag) const noexcept {
         return first_with_key(keys(), home(tag), key_at_home(tag));
     }
@@ -309,7 +294,7 @@ public:
 
     /// Points the entry in `slot` at a. Never throws. One 8-byte read-modify-write: the byte
     /// after the record (the next record's first, or the padding byte) is written back as it
-    /// was; five byte stores made a split's re-points a quarter slower (callgrind).
+    /// was, which costs a split's re-points fewer instructions than five byte stores.
     void set_address(size_type slot, record_address a) noexcept {
         unsigned char* r = records() + slot * record_bytes;
         constexpr std::uint64_t address_bits = record_bits & ~std::uint64_t{0xffff};
@@ -332,10 +317,10 @@ public:
     /// Fills an empty index with the entries [first, last) of distinct members, put in tag
     /// order here: each then lands at max(its home, one past the previous entry), as a rehash
     /// lays entries out, instead of being shifted into its run by one insert after another
-    /// (ZUNION at n = 100, whose 150-member result is built this way: 22% of its time went to
-    /// try_place). The order comes from a counting pass on the tags' top bits (about one entry
-    /// a bucket) and an insertion sort of what is left: std::sort made ZUNION at 4,000 members
-    /// 25% slower than one insert after another. The capacity is reserve(room)'s, room being at
+    /// (set-operation results are built this way: bench row union). The order comes from a
+    /// counting pass on the tags' top bits (about one entry a bucket) and an insertion sort of
+    /// what is left, which beats std::sort on these nearly ordered entries (docs/design-log.md,
+    /// "Index growth and layout"). The capacity is reserve(room)'s, room being at
     /// least the entries' count. Strong guarantee (on an exception the index stays empty).
     /// Allocates 4 bytes an entry and a copy of the entries for the time of the call.
     void assign(const tagged_address* first, const tagged_address* last, size_type room = 0) {
@@ -454,7 +439,7 @@ private:
     /// below doubling_below the first of them at least twice as large. Every 1/8 step moves
     /// each entry once, ~8 moves per member inserted one by one; doubling small tables makes
     /// that ~1 below 8,192 slots, where the index is small beside the elements, and keeps the
-    /// capacities of large tables, so their bytes per member, as they were.
+    /// capacities of large tables on the 1/8 steps, so their bytes per member stay low.
     static size_type growth_after(size_type cap) noexcept {
         if (cap < 16) return 16;
         size_type next = cap + cap / 8;
@@ -561,8 +546,8 @@ private:
     struct moved_record {
         const unsigned char* bytes;
     };
-    /// write_entry for a moved entry: its record in one 8-byte copy (a third of a rehash's
-    /// instructions went to decoding the address and writing it back byte by byte). The copy's
+    /// write_entry for a moved entry: its record in one 8-byte copy (decoding the address and
+    /// writing it back byte by byte would be most of a rehash's instructions). The copy's
     /// last byte lands on the first byte of the next slot's record (or on the padding byte after
     /// the last): the rehash's next entry overwrites it, or the slot stays empty and its record
     /// is never read.
@@ -614,7 +599,7 @@ private:
         if (s - h > max_displacement) return false;
         if (dead(k[s])) return revive(s, wanted(s), tag, a);  // the empty key is not dead
         // the slot before (when it is in the run), tested without a branch on whether it is
-        // (an && mispredicted on about 40% of inserts: callgrind --branch-sim)
+        // (an && would be a branch, mispredicted on many inserts)
         const size_type before = s - size_type{s > h};
         if ((s > h) & dead(k[before])) return revive(before, wanted(before), tag, a);
         // else shift the rest of the run right, into the first empty slot or tombstone
@@ -628,9 +613,9 @@ private:
     /// From slot s on, the first slot that is empty, a tombstone or an entry at the farthest
     /// distance from its home (which cannot move further). The sentinel after the overflow area
     /// is empty, so the scan ends there at the latest (it may read 15 slots past it, as a probe
-    /// does). With SSE2 sixteen keys a step: a slot-by-slot loop was a tenth of a new member's
-    /// instructions at 10^3 members, and eight a step still took a second step, a mispredicted
-    /// branch, on a third of the inserts (callgrind).
+    /// does). With SSE2 sixteen keys a step: a slot-by-slot loop costs a new member far more
+    /// instructions, and eight a step would take a second step, a mispredicted branch, on many
+    /// inserts (docs/design-log.md, "Building from empty").
     ZSET_ALWAYS_INLINE static size_type first_free_or_farthest(const std::uint16_t* k,
                                                                size_type s) noexcept {
 #ifdef ZSET_DETAIL_SSE2
@@ -667,7 +652,7 @@ private:
     /// key words and in the records' first 32 bytes (what a probe past the sentinel reads) and
     /// last 8 (the padding byte). Records and third tag bytes are written with their entries
     /// and read only for occupied slots, so the rest stays as allocated: zeroing the whole
-    /// table was a fifth of a growing index's rehash (callgrind, 1,000-member sets).
+    /// table would be a large part of a growing index's rehash.
     void clear_slots() noexcept {
         const size_type key_bytes = (capacity_ + extra_for(capacity_)) * sizeof(std::uint16_t);
         const size_type record_bytes_total = record_words(capacity_) * sizeof(std::uint32_t);
@@ -680,10 +665,10 @@ private:
     }
     /// Drops every tombstone in place: one pass moves each live entry back to max(its home,
     /// one past the previous entry), which keeps the runs sorted and only shortens distances.
-    /// A rehash to the same capacity did this with a fresh table, every whole tag rebuilt and
-    /// every entry rewritten: ~100 instructions a slot against ~10 (the suite's ZADD of new
-    /// members at 10^3, whose untimed erases leave tombstones a later batch drops, spent 9% of
-    /// its instructions there). Never allocates, never throws.
+    /// A rehash to the same capacity would need a fresh table, every whole tag rebuilt and
+    /// every entry rewritten: about ten times the instructions a slot (bench row
+    /// zadd_new/zset/1000, whose untimed erases leave tombstones a later batch drops;
+    /// docs/design-log.md, "Erases leave tombstones"). Never allocates, never throws.
     void drop_tombstones() noexcept {
         std::uint16_t* k = keys();
         unsigned char* r = records();

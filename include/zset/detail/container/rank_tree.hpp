@@ -6,8 +6,8 @@
 // elements in the blocks before it. The skiplist's spans give that by walking forward and up to
 // the end of the list, about 3 hops a level at p = 1/4: a few hops for the 11 blocks of a
 // 10^3-member set, with mispredicted branches ZSCORE does not have, and some twenty at 10^6 and
-// 10^7, where each hop is a cache miss (docs/design-log.md, "ZRANK: a counted B+tree over the
-// blocks"). Here a leaf holds up to 32 (block, element count) entries
+// 10^7, where each hop is a cache miss (docs/design-log.md, "The rank tree: a counted B+tree
+// over the blocks"; bench row zrank). Here a leaf holds up to 32 (block, element count) entries
 // and an inner node up to 32 (child, element count) entries; a block's start rank is the sum of
 // the counts before its entry in its leaf, plus, for every ancestor, the counts before the
 // child on the path: 1 node per level, 32-wide sums with no data-dependent branch, and
@@ -28,8 +28,8 @@
 // hops a level at p = 1/4, a cache miss each at 10^7 members and a mispredicted branch about
 // once a level at every size. Blocks sharing a first score are told apart by their members,
 // which the tree does not see: the search gives up when it meets a key equal to s, and the
-// caller descends the skiplist instead (docs/design-log.md, "Finding the block by the rank
-// tree's keys").
+// caller descends the skiplist instead (docs/design-log.md, "The rank tree keyed by first
+// score"; bench rows build_random, update).
 //
 // Memory: 264 bytes + 32 keys a node (520 bytes for double scores; the 10^6-member set: ~11,000
 // blocks, ~500 leaves, 0.27 B/element), plus 4 bytes per skiplist node id for the block ->
@@ -246,7 +246,7 @@ private:
         unsigned below, equal;
     };
     /// count_keys over keys [0, n): no branch on any key. With SSE2 and double keys, two keys a
-    /// step (half the instructions of the scalar loop, which was most of block_for_key's).
+    /// step (half the instructions of the scalar loop, which would be most of block_for_key's).
     static key_counts count_keys(const Key* key, unsigned n, const Key& s) noexcept {
         unsigned i = 0;
         key_counts c{0, 0};

@@ -77,8 +77,8 @@ struct byte_matches {
 /// values from `start`: those of [0, 64) and of [n - 64, n), the second shifted right by 128 - n
 /// so that it drops the values the first already holds (bit i then stands for value 64 + i).
 /// Every value is read once or twice, none past n, and nothing branches on n: the scans of a
-/// listpack block's fingerprints and of a block's order array (docs/design-log.md, "An exact
-/// scan, and the listpack ZSCORE gap re-measured on this host").
+/// listpack block's fingerprints and of a block's order array (docs/design-log.md, "The
+/// position scan in fixed work").
 template <class Matches64>
 ZSET_ALWAYS_INLINE byte_matches matches_in_two_halves(std::size_t n, Matches64&& matches64) {
     return {matches64(std::size_t{0}), matches64(n - 64) >> (128 - n)};
@@ -116,16 +116,17 @@ ZSET_ALWAYS_INLINE std::uint64_t match_u16x64(const std::uint16_t* values,
 /// For n <= 64 reads up to 14 bytes past n (within scan_slack: a 16-value step runs only when
 /// more than 8 values remain); above, exactly [0, n), in two halves of 64 (as
 /// matches_in_two_halves), whose union is tested before any mask is built, so that a miss stops
-/// there: a miss got faster and a hit slightly slower, the trade wanted, as most lookups of a
-/// miss-heavy workload miss (docs/design-log.md, "Sixteen-bit fingerprints in listpack mode").
+/// there: a miss is faster and a hit slightly slower than building the masks first, the trade
+/// wanted, as most lookups of a miss-heavy workload miss (docs/design-log.md, "Listpack mode's
+/// bucket table").
 ZSET_ALWAYS_INLINE byte_matches match_u16x128(const std::uint16_t* values, std::size_t n,
                                               std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
     const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
     if (n > 64) {
         // 16 values to a vector of byte lanes (match_u16x16 before its movemask; spelled out
-        // here, g++ 12 scheduled the shared form 3 instructions longer a lookup); a miss tests
-        // their union and stops there
+        // here, as g++ 12 schedules the shared form a few instructions longer a lookup); a miss
+        // tests their union and stops there
         const auto packed = [&](std::size_t at) ZSET_LAMBDA_INLINE {
             return _mm_packs_epi16(equal_u16x8(values + at, needle),
                                    equal_u16x8(values + at + 8, needle));
@@ -161,7 +162,7 @@ ZSET_ALWAYS_INLINE byte_matches match_u16x128(const std::uint16_t* values, std::
 }
 
 /// The index of m's lowest match; m has one. Mask arithmetic, not a branch on which mask holds
-/// it (a coin flip for a hit; g++ 12 compiled the ?: forms to branches).
+/// it (a coin flip for a hit; g++ 12 compiles the ?: forms to branches).
 ZSET_ALWAYS_INLINE std::size_t first_match(const byte_matches& m) noexcept {
     constexpr std::uint64_t top_bit = std::uint64_t{1} << 63;
     const std::uint64_t in_high = mask_if(m.low == 0);
@@ -191,9 +192,8 @@ ZSET_ALWAYS_INLINE std::size_t first_accepted(byte_matches m, std::size_t base,
 /// called only where the value matches. Reads up to 14 bytes past n (within scan_slack).
 ///
 /// With 16-bit fingerprints a miss at n = 100 expects 100/65536 false candidates, so the
-/// branch on whether there is a candidate is predictable and a miss reads no record. (With the
-/// former 8-bit fingerprints it expected 100/256: that branch was a coin flip, and the first
-/// candidate was tested without it, reading a record on every miss.)
+/// branch on whether there is a candidate is predictable and a miss reads no record. (With 8-bit
+/// fingerprints a miss would expect 100/256: that branch would be a coin flip.)
 template <class IsMatch>
 ZSET_ALWAYS_INLINE std::size_t find_u16_match(const std::uint16_t* values, std::size_t n,
                                               std::uint16_t value, IsMatch&& is_match) {
@@ -252,9 +252,8 @@ ZSET_ALWAYS_INLINE std::size_t find_u16_all(const std::uint16_t* values, std::si
 }
 
 /// find_u16_fixed_work() for 64 < n <= 128, in two halves (matches_in_two_halves): sixteen
-/// loads whatever n, no table, no clamped starts, which took ZRANK at 10^3 markedly fewer
-/// instructions (docs/design-log.md, "An exact scan, and the listpack ZSCORE gap re-measured on
-/// this host").
+/// loads whatever n, no table, no clamped starts, which costs ZRANK at 10^3 markedly fewer
+/// instructions than clamped loads (docs/design-log.md, "The position scan in fixed work").
 ZSET_ALWAYS_INLINE std::size_t find_u16_exact128(const std::uint16_t* values, std::size_t n,
                                                  std::uint16_t value) noexcept {
     const __m128i needle = _mm_set1_epi16(static_cast<short>(value));
@@ -294,11 +293,11 @@ inline std::size_t find_u16(const std::uint16_t* values, std::size_t n,
 /// that no branch depends on where the value is: above 64 values find_u16_exact128; up to 64,
 /// 8 loads of 8 values whose starts are clamped to n - 8 (the last ones repeat the final 8
 /// values, so nothing past n is read), each match scored 128 - position and the best score
-/// kept. find_u16's exit mispredicted about once a search (ZRANK at 10^3, callgrind
-/// --branch-sim), and fixed work made ZRANK at 10^3 markedly faster. On arrays not in cache,
-/// reading every line costs more than the mispredict (ZRANK at 10^6 much slower): there
-/// find_u16 is the one to use (docs/design-log.md, "ZRANK at 10^3: the position scan in fixed
-/// work"). Other n: find_u16 (scan_slack).
+/// kept. find_u16's exit mispredicts about once a search, and fixed work makes ZRANK at 10^3
+/// markedly faster (bench row zrank/zset/1000). On arrays not in cache, reading every
+/// line costs more than the mispredict (ZRANK at 10^6 much slower): there find_u16 is the one
+/// to use (docs/design-log.md, "The position scan in fixed work"). Other n: find_u16
+/// (scan_slack).
 inline std::size_t find_u16_fixed_work(const std::uint16_t* values, std::size_t n,
                                        std::uint16_t value) noexcept {
 #ifdef ZSET_DETAIL_SSE2
@@ -358,9 +357,10 @@ ZSET_ALWAYS_INLINE bool equal_short_bytes(const void* a, const void* b, std::siz
 /// memmove(dst, src, n), with runs of up to 32 bytes (the common member, a few index records)
 /// moved inline: every word of the run is loaded before any is stored, in at most two
 /// overlapping loads a size class, so overlapping ranges work as with memmove. The library's
-/// memmove picks its path by branching on n, which mispredicted about once a call on the
-/// varying short runs of building a set (callgrind --branch-sim: a quarter of all mispredicted
-/// branches at 10^3 members). Never touches bytes outside [dst, dst + n) or [src, src + n).
+/// memmove picks its path by branching on n, which mispredicts about once a call on the
+/// varying short runs of building a set, the largest single source of mispredicted branches
+/// there (docs/design-log.md, "Building from empty"; bench row many_sets_1000). Never touches
+/// bytes outside [dst, dst + n) or [src, src + n).
 ZSET_ALWAYS_INLINE void move_bytes(void* dst, const void* src, std::size_t n) noexcept {
     auto* d = static_cast<unsigned char*>(dst);
     const auto* x = static_cast<const unsigned char*>(src);

@@ -34,7 +34,7 @@
 // address of the member's record, so a hit reads one index slot, the block pointer (an array
 // small enough to stay cached) and one record; a score update that keeps the member in its
 // block rewrites the score and shifts 2-byte order entries, and the index is untouched.
-// docs/design-log.md, "Why this layout (0.2.0)", gives the reasoning behind the layout.
+// docs/design-log.md, "The layout", gives the reasoning behind it.
 //
 // The member functions are defined in engine/, one file per responsibility:
 //   engine/lifetime.hpp  construction, assignment, swap, clear; observers; size and memory
@@ -58,10 +58,10 @@
 // declaration); the class body says "out of line" for those.
 //
 // sorted_set's members forward here in one call each, and g++ inlines that call away, so a
-// caller of sorted_set::rank calls set_engine::rank, the function sorted_set::rank used to be.
-// One exception: a std::optional built in an engine function and passed up through sorted_set
-// took an extra trip through memory, so sorted_set::score builds its optional itself from
-// find_score, as it did before (engine/lookup.hpp).
+// caller of sorted_set::rank runs set_engine::rank directly: the facade costs no instructions
+// (docs/design-log.md, "The facade"). One exception: a std::optional built in an engine
+// function and passed up through sorted_set would take an extra trip through memory, so
+// sorted_set::score builds its optional itself from find_score (engine/lookup.hpp).
 #ifndef ZSET_DETAIL_CONTAINER_SET_ENGINE_HPP
 #define ZSET_DETAIL_CONTAINER_SET_ENGINE_HPP
 

@@ -120,8 +120,9 @@ private:
         set_block(b);
     }
     /// Keeps the block's order array and size at hand: a walk then reads one order entry and
-    /// one record per element, not the block header as well, which took several instructions an
-    /// element (docs/design-log.md, "Iterators keep their block's order array").
+    /// one record per element, not the block header as well, which would take several
+    /// instructions an element (docs/design-log.md, "Iteration in few instructions"; bench row
+    /// iterate).
     /// The iterator is 48 bytes.
     void set_block(block_type b) noexcept {
         block_ = b;
@@ -131,14 +132,14 @@ private:
     /// A walk over a set too big for the cache reached a new block: its records lie in arrival
     /// order, so they are requested all at once (their misses overlap instead of following one
     /// another), and the header of the block the walk reaches next, so that the same can be
-    /// done there without waiting (docs/design-log.md, "Walks request whole blocks, and g++ had
-    /// deleted the requests").
+    /// done there without waiting (docs/design-log.md, "Walks request their blocks").
     ///
     /// Blocks far beyond the cache (block_requests::ahead) are requested one block earlier:
     /// entering block j requests block j + 1, whose header was requested on entering j - 1, and
     /// the header of j + 2; so a block's records arrive while the one before it is walked. Not
-    /// for smaller sets: while the blocks fit in the L3 cache the extra requests made the walk
-    /// slower (docs/design-log.md, "Walks one block ahead").
+    /// for smaller sets: while the blocks fit in the L3 cache the extra requests make the walk
+    /// slower (docs/design-log.md, "Walks request their blocks"; bench rows iterate/zset/100000
+    /// and iterate/zset/1000000).
     template <bool Forward>
     void enter_block() noexcept {
         const node_id following = step<Forward>(id_);

@@ -11,27 +11,27 @@
 // which keeps every block's first score as a B+tree key (rank_tree.hpp, block_for_key): one
 // node a level, no branch per entry. It descends the list only when a first score ties with
 // the new one (members decide) or the block must split (the split links its new node by the
-// descent's path). At 10^7 members a descent's hops were a quarter of building by single adds
-// (docs/design-log.md, "Finding the block by the rank tree's keys").
+// descent's path). At 10^7 members a descent's hops, each a dependent cache miss, would be a
+// large part of building by single adds (docs/design-log.md, "The rank tree keyed by first
+// score"; bench row build_random/zset/10000000).
 //
-// Ranks: Redis annotates every link with a span (elements skipped), and 0.1 did too. Keeping
-// spans right costs a search path for every change: an element erased from a block lowers the
-// span of every link that passes over it, so ZREM, a score update (erase + insert) and range
-// removals each descended the list a second time just to find those links. Since ZRANK moved to
-// a counted B+tree over the blocks (rank_tree.hpp: a block's start rank from one node per level,
-// 1-4 levels up to 10^7 members), that tree is the only count: an element inserted or erased
-// changes its block's entry and the entries above it (leaf to root, no search), nth(r) descends
-// the tree by counts, and a node's predecessors are searched for only when it is linked (the
-// insert's own descent gives them) or unlinked (rare: a block emptied). Against the span
-// version, ZREM, score updates and ZPOPMIN at 10^6 and 10^7 all got faster (docs/design-log.md,
-// "Counts in the rank tree only"). Caveat: a count between two keys (ZCOUNT) now climbs the
-// tree from both blocks to their common node instead of reading ranks summed during the
-// descents, which made it slower at 10^5, and a block search by score reads scattered records
-// where 0.1 read a score array. To pay for it, the end of a counted range is searched from the
-// start's descent path (descend_from: up the levels while the next node still lies before the
-// end, then down), not from the head, and the two ends' blocks are searched in one interleaved
-// loop, which brought ZCOUNT of 1% of 10^5 members back to 0.1's speed (docs/design-log.md,
-// "Kept leads measured in the same session, and counts from the start's path").
+// Ranks: Redis annotates every link with a span (elements skipped). Keeping spans right costs a
+// search path for every change: an element erased from a block lowers the span of every link
+// that passes over it, so ZREM, a score update (erase + insert) and range removals would each
+// descend the list a second time just to find those links. Here the links carry no spans: a
+// counted B+tree over the blocks (rank_tree.hpp: a block's start rank from one node per level,
+// 1-4 levels up to 10^7 members) is the only count: an element inserted or erased changes its
+// block's entry and the entries above it (leaf to root, no search), nth(r) descends the tree by
+// counts, and a node's predecessors are searched for only when it is linked (the insert's own
+// descent gives them) or unlinked (rare: a block emptied). That makes ZREM, score updates and
+// ZPOPMIN at 10^6 and 10^7 faster than with spans (docs/design-log.md, "Counts in the rank tree
+// only"; bench rows zrem, update, pop_min). Caveat: a count between two keys (ZCOUNT) climbs
+// the tree from both blocks to their common node instead of reading ranks summed during the
+// descents, and a block search by score reads records scattered in arrival order, not a score
+// array. To pay for it, the end of a counted range is searched from the start's descent path
+// (descend_from: up the levels while the next node still lies before the end, then down), not
+// from the head, and the two ends' blocks are searched in one interleaved loop
+// (docs/design-log.md, "Range ends found from their search"; bench row zcount/zset/100000).
 //
 // Nodes live in one pool, an array indexed by 32-bit node id, 40 bytes each (for a double
 // Score): the cached first score, the level-0 backward link and up to four levels of next ids
@@ -39,18 +39,18 @@
 // allocation, and the four stay inline (so a step at a low level reads its next id from the
 // node itself, with no pointer to follow). Why a pool: a search is a descent over
 // ~3 log4(nodes) nodes. At 10^6 members the pool is ~0.45 MB, at 10^7 ~4.5 MB; nodes allocated
-// one by one were spread over as many pages as the blocks between them and each hop was a cache
-// and TLB miss. Ids are also what the hash index stores (24 bits).
+// one by one would be spread over as many pages as the blocks between them, and each hop would
+// be a cache and TLB miss. Ids are also what the hash index stores (24 bits).
 //
 // The blocks are not in the nodes but in a parallel array, `blocks_`, indexed by the same ids
 // (8 bytes a node, so the memory is the same as a 48-byte node's). Why: a lookup by member
 // (ZSCORE, ZRANK, a score update, ZREM) goes from its index entry's node id straight to the
 // block and never reads the node; the array is 1/6 of the pool (~90 KB at 10^6 members, ~0.9 MB
-// at 10^7), so it stays in the L2 cache where the pool's lines were mostly evicted between two
-// lookups. Callgrind's cache model counted fewer L2 and L3 misses per ZSCORE hit at 10^6 and
-// 10^7, and a couple of instructions fewer (no multiply by the node size; docs/design-log.md,
-// "Blocks beside the node pool"). A descent reads a block only on a first-score tie and at its
-// end.
+// at 10^7), so it stays in the L2 cache where the pool's lines are mostly evicted between two
+// lookups: fewer L2 and L3 misses per ZSCORE hit at 10^6 and 10^7, and no multiply by the node
+// size (docs/design-log.md, "The node pool and the block array"; bench rows
+// zscore_hit/zset/10000000, zrank/zset/10000000). A descent reads a block only on a
+// first-score tie and at its end.
 //
 // Node 0 is the head sentinel. Level 0 is circular through it (last.next(0) == 0,
 // head.prev == last), higher levels end with a link to 0; so an iterator is (node, position)
@@ -109,8 +109,9 @@ public:
         link low[inline_levels];
         // The low levels live only in the node, and the high ones only in `high`: a step at a
         // low level loads the next id straight from the node it is on, where a pointer to
-        // either array cost one more dependent load a step, which showed in ZCOUNT at 10^5
-        // (docs/design-log.md, "ZCOUNT at 10^5 against 0.1.0, examined"). descend() walks the
+        // either array would cost one more dependent load a step, which shows in ZCOUNT at
+        // 10^5 (docs/design-log.md, "The node pool and the block array"; bench row
+        // zcount/zset/100000). descend() walks the
         // high levels and the low ones in separate loops, so its steps do not branch on the
         // level.
         link& at(int level) noexcept {
@@ -334,8 +335,8 @@ public:
     /// compacting or splitting its block within `lim`); creates the first node when the list is
     /// empty. `moved(member, score, from, to)` is called for every element whose record moved
     /// (from and to are record_address values). Returns the new element's node and ref.
-    /// Always inlined, as block::append_record: as the engine grew, g++ 12 began to leave one or
-    /// the other out of line, 1-2% more instructions a new member at 10^3 (callgrind).
+    /// Always inlined, as block::append_record: left to itself, g++ 12 leaves one or the other
+    /// out of line, which costs every new member a call (bench row zadd_new).
     /// Strong guarantee: the set's elements are unchanged on exception (records may have moved,
     /// reported through `moved`).
     template <class Moved>
@@ -799,7 +800,7 @@ private:
             block_type::grown_area(upper_units + (into_new ? units : 0)), b.fingerprinted());
         block_type fresh = blocks_[fresh_id];
         // (Each try block reads in its handler only what was set before it: g++ 12 at -O1 and
-        // above dropped the null store of a block assigned inside the same try, measured.)
+        // above may drop the null store of a block assigned inside the same try.)
         block_type kept;
         ZSET_TRY {
             kept = block_type::create(allocator(), block_type::grown(k + (into_new ? 0 : 1)),

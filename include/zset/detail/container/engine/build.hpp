@@ -156,10 +156,10 @@ inline void set_engine<Params>::fill_block(block_type b, It first, It last,
 }
 
 /// Up to index_laid_out_up_to members the index is laid out in one pass (hash_index::assign),
-/// which built set-operation results faster than one insert after another. Not beyond: its
+/// which builds set-operation results faster than one insert after another. Not beyond: its
 /// temporaries (about 30 bytes a member) then outgrow malloc's mmap threshold, and the page
-/// faults of fresh memory made large unions slower (docs/design-log.md, "Listpack ranks inline,
-/// an index laid out in one pass, and what a listpack miss meets").
+/// faults of fresh memory would make large unions slower (docs/design-log.md, "Index growth and
+/// layout"; bench row union).
 template <class Params>
 template <class It>
 inline ZSET_NOINLINE void set_engine<Params>::build_skiplist(It first, It last, size_type n,

@@ -148,9 +148,9 @@ inline auto set_engine<Params>::stored_score(Score s, zset::encoding mode) noexc
 
 /// Beyond ~256 blocks (~25,000 elements, ~1 MB: more than a core's L2) the blocks a walk reaches
 /// are seldom cached, and their records, in arrival order, would each be a miss of their own.
-/// Below, the requests are instructions spent for nothing, and they made short ranges over
-/// cached sets slower (docs/design-log.md, "Walks request whole blocks, and g++ had deleted the
-/// requests").
+/// Below, the requests are instructions spent for nothing, which would make short ranges over
+/// cached sets slower (docs/design-log.md, "Walks request their blocks"; bench rows
+/// range_by_rank and iterate).
 template <class Params>
 inline bool set_engine<Params>::walks_cold() const noexcept {
     return skiplist_mode() && sk_->list.node_count() >= 256;
@@ -165,10 +165,10 @@ inline block_requests set_engine<Params>::block_requests_for() const noexcept {
 }
 
 /// From walks_cold()'s 256 blocks a search prefetches the records it may probe next, as each
-/// step reads an order entry and then a record. The bound was 2,048 blocks until a host with a
-/// larger L3 showed ZCOUNT over 1% of 10^5 members behind 0.1.0's contiguous score arrays; from
-/// 256 the prefetches brought ZCOUNT, batch ZADD and range_by_score at 10^5 back, and no row
-/// slowed (docs/design-log.md, "ZCOUNT at 10^5 against 0.1.0, examined").
+/// step reads an order entry and then a record. At 256 blocks a set's records already pass a
+/// core's L2, so the prefetches pay for short counts, batch adds and ranges at 10^5 and cost no
+/// row anything (docs/design-log.md, "Walks request their blocks"; bench rows
+/// zcount/zset/100000, range_by_score/zset/100000).
 template <class Params>
 inline auto set_engine<Params>::search_mode() const noexcept -> typename block_type::search {
     return walks_cold() ? block_type::search::cold : block_type::search::cached;

@@ -6,11 +6,10 @@
 // so a set is three words (the thresholds, that pointer, the listpack block pointer; the
 // allocator and the function objects are empty bases for the defaults). With the state inline
 // the set object would be several times larger, and with the function objects a member their
-// empty tuple took a padded word. A set in listpack mode does not pay for skiplist mode, which
-// keeps a 100-member set under 24 bytes a member (the suite's memory/zset/100 row) with room for
-// the bucket table (docs/design-log.md, "The set object at 32 bytes, and a bucketed index in the
-// block" and "The set object at 24 bytes, and where the bucketed table's upkeep goes"). The cost
-// is one load during the member's hashing in skiplist mode.
+// empty tuple would take a padded word. A set in listpack mode does not pay for skiplist mode,
+// which keeps a 100-member set within 24 bytes a member (bench row memory/zset/100) with room
+// for the bucket table (docs/design-log.md, "The set object at 24 bytes"). The cost is one
+// load during the member's hashing in skiplist mode.
 //
 // Whole-set changes build a new engine and take() it, which cannot fail: that is how copy
 // assignment, batch adds in listpack mode, conversions and rebuilds give the strong guarantee.

@@ -103,11 +103,11 @@ inline ZSET_NOINLINE void set_engine<Params>::reserve_listpack(size_type n) {
 
 /// The room a listpack block grows to for n positions (area units): the block's 1/16 step
 /// (block_type::grown), or half again while that is below 8 positions (128 bytes of area). The
-/// 1/16 step alone copied the block of a small set on nearly every insert (its constant part is
-/// a record or less), and a set is built from empty through those sizes: half again up to the
-/// cap makes that ~3x fewer copies to 100 members, for at most 8 positions and 128 bytes of
-/// room, the same 1/16 near the default thresholds as before (docs/design-log.md, "Building
-/// from empty").
+/// 1/16 step alone would copy the block of a small set on nearly every insert (its constant
+/// part is a record or less), and a set is built from empty through those sizes: half again up
+/// to the cap makes about a third as many copies to 100 members, for at most 8 positions and
+/// 128 bytes of room, and keeps the 1/16 step near the default thresholds (docs/design-log.md,
+/// "Building from empty"; bench row many_sets_100).
 template <class Params>
 inline auto set_engine<Params>::listpack_grown_positions(size_type n) noexcept -> size_type {
     return std::max(block_type::grown(n), n + std::min<size_type>(n / 2, 8));

@@ -154,9 +154,10 @@ inline auto set_engine<Params>::skiplist_limits() const noexcept -> typename lis
 }
 
 /// Every element a split or compaction moves needs its index entry re-pointed, one probe each
-/// from its member's hash. In an index past a few megabytes each probe missed the cache, one
-/// after another: at 10^7 members the splits' transfer took 13% of building by single adds
-/// (perf). Told which positions are about to move (skiplist::announce_moves), a large index
+/// from its member's hash. In an index past a few megabytes each probe misses the cache, and
+/// one after another they are a large part of building a set by single adds at 10^7 members
+/// (docs/design-log.md, "Re-pointing moved records"; bench row build_random/zset/10000000).
+/// Told which positions are about to move (skiplist::announce_moves), a large index
 /// first requests the slots every one of them will read, so that the misses overlap; a small
 /// one, likely cached, skips that pass and its second hash of each member.
 template <class Params>

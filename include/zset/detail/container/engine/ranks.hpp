@@ -183,9 +183,9 @@ inline auto set_engine<Params>::point_before_from(const rank_point& from,
     }
 }
 
-/// Always inlined: in the two-ended search of a listpack block (both_points) g++ 12 made it a
-/// call, ten of them a count, which cost more instructions than the two-ended search saved
-/// (docs/design-log.md, "Listpack counts search their block once for both ends").
+/// Always inlined: in the two-ended search of a listpack block (both_points) g++ 12 would make
+/// it a call, ten of them a count, which costs more instructions than the two-ended search
+/// saves (docs/design-log.md, "Range ends found from their search"; bench row zcount/zset/100).
 template <class Params>
 template <class GoesBefore>
 ZSET_ALWAYS_INLINE bool
@@ -198,11 +198,10 @@ set_engine<Params>::element_goes_before(block_type b, size_type j,
 /// The first and the last element are tested before the block is searched, as skiplist mode's
 /// descent compares a block's cached first score and its end search (point_before_from) a
 /// block's last element, so a range from the set's start or to its end needs no binary search.
-/// From the start it made short ranges at n = 100 faster (docs/design-log.md, "Range ends from
-/// the start"). To the end (a window up to now, as a rate limiter counts) it is for sets out of
-/// cache, where each step of the binary search was a cache miss; in cache it changed neither
-/// the instruction count much nor the time (docs/design-log.md, "Run 26 on a new host, and its
-/// flagged rows measured again").
+/// From the start it makes short ranges at n = 100 faster (bench row range_by_score/zset/100).
+/// To the end (a window up to now, as a rate limiter counts) it is for sets out of cache, where
+/// each step of the binary search is a cache miss; in cache it changes neither the instruction
+/// count much nor the time (docs/design-log.md, "Range ends found from their search").
 template <class Params>
 template <class GoesBefore>
 inline auto set_engine<Params>::point_in_listpack(const GoesBefore& goes_before) const noexcept
@@ -228,9 +227,9 @@ inline auto set_engine<Params>::point_in_block(block_type b,
 /// walked: views.hpp's walk_hops), or through the skiplist's levels from the nodes the start's
 /// descent passed (climb_from_start, for counts and reverse ranges), then both ends' blocks
 /// together (both_points). Against a second descent from the head and separate block searches,
-/// the climb made ZCOUNT of 1% of n faster at 10^3 and 10^5 (docs/design-log.md, "Kept leads
-/// measured in the same session, and counts from the start's path"); the level-0 hop was slower
-/// for counts at 10^5, where the end lies a dozen blocks or more on.
+/// the climb makes short counts faster at 10^3 and 10^5 (docs/design-log.md, "Range ends found
+/// from their search"; bench row zcount); the level-0 hop would be slower for counts at 10^5,
+/// where the end lies a dozen blocks or more on.
 template <class Params>
 inline auto set_engine<Params>::score_points(const score_range<Score>& r, int hops) const noexcept
     -> std::pair<rank_point, rank_point> {
