@@ -5,9 +5,8 @@
 // Doubles are byte-identical to a native key's: to a RESP3 client they go out through
 // RedisModule_ReplyWithDouble (the server writes its double type); to a RESP2 client Redis sends
 // a bulk string of the server version's text (%.17g before 7.2, the shortest round trip from
-// 7.2), which the Redis layer's format_double_chars writes as the zset server writes it, in a
-// fraction of the time the server's printf takes (about 15% of a native ZSCORE's server time,
-// by perf).
+// 7.2), which the Redis layer's format_double_chars writes as the zset server writes it, without
+// the server's printf (a cost visible in a native ZSCORE's profile).
 // A reply that needs no double never asks for the client's protocol (reply_sink's
 // deferred_protocol). Errors carry their code ("ERR ...", "WRONGTYPE ..."), as the Redis
 // layer's texts do.

@@ -370,7 +370,7 @@ LINT_TU
         echo "lint: not a git checkout; clang-format check skipped"
     fi
     echo "lint: comments without history or measured figures (tools/check_comments.py)"
-    python3 tools/check_comments.py include || rc=1
+    python3 tools/check_comments.py include module || rc=1
     echo "lint: documentation examples (tools/check_doc_examples.py, g++)"
     python3 tools/check_doc_examples.py --cxx g++ --jobs "$ZSET_JOBS" || rc=1
     echo "lint: cppcheck report"
