@@ -22,6 +22,9 @@
 //    twin runs, and refuses with native Redis's NOPERM text and an ACL LOG entry when the user
 //    may not run the native command. A user whose rules deny the twin gets Redis's NOPERM
 //    naming the twin.
+//  * A ZSET.* command a client sends by that name makes the same check when it runs: in drop-in
+//    mode a twin never grants more than its native command, so granting every user the twins
+//    (@zset) is safe.
 // Clients without an ACL user (the master link, AOF loading, other modules' calls) are never
 // checked, as Redis never checks them.
 #ifndef ZSET_MODULE_ACL_HPP
@@ -127,14 +130,15 @@ inline bool filter_may_rename(rmapi::Ctx* own_ctx, unsigned long long client_id,
     return user.may_run(twin.data(), twin.size());
 }
 
-/// The check a running twin makes where the filter could not: \returns true when the command
-/// may go on; false after replying native Redis's refusal (and logging it in ACL LOG).
+/// The check a running twin makes in drop-in mode, unless the filter made it (`renamed`: the
+/// filter renamed this command, on a server that tells it the client). \returns true when the
+/// command may go on; false after replying native Redis's refusal (and logging it in ACL LOG).
 inline bool twin_may_run(rmapi::Ctx* ctx, rmapi::String* native_name, rmapi::String** argv,
-                         std::size_t argc, std::string_view shown_name) {
+                         std::size_t argc, std::string_view shown_name, bool renamed) {
     const int flags = rmapi::GetContextFlags(ctx);
     if ((flags & (rmapi::CTX_FLAGS_REPLICATED | rmapi::CTX_FLAGS_LOADING)) != 0) return true;
     const bool in_script = (flags & rmapi::CTX_FLAGS_LUA) != 0;
-    if (rmapi::CommandFilterGetClientId != nullptr && !in_script) return true;  // the filter did
+    if (renamed && rmapi::CommandFilterGetClientId != nullptr && !in_script) return true;
     // A script's client holds its caller's user but is not a connected client: ask the context.
     rmapi::String* name = in_script ? rmapi::GetCurrentUserName(ctx)
                                     : rmapi::GetClientUserNameById(ctx, rmapi::GetClientId(ctx));

@@ -33,13 +33,6 @@
 
 namespace zset::module {
 
-/// The module's name of every row ("zset.zadd"), made once and shared by every rename (the
-/// filter hands Redis a reference it may drop).
-inline std::array<rmapi::String*, zset_row_count>& module_names() {
-    static std::array<rmapi::String*, zset_row_count> names{};
-    return names;
-}
-
 /// Whether argc arguments fit a row's arity (n exact, -n at least n).
 inline bool arity_fits(int arity, int argc) noexcept {
     return arity >= 0 ? argc == arity : argc >= -arity;
@@ -125,10 +118,6 @@ inline int apply_dropin(rmapi::Ctx* ctx, void*, rmapi::String**) {
 /// RedisModule_OnLoad, after the configs are read).
 inline bool register_dropin(rmapi::Ctx* ctx) {
     filter_context() = rmapi::GetDetachedThreadSafeContext(ctx);
-    for (std::size_t i = 0; i < zset_row_count; ++i) {
-        const std::string name = "zset." + std::string(zset_rows[i].name);
-        module_names()[i] = rmapi::CreateString(nullptr, name.data(), name.size());
-    }
     return apply_dropin(ctx, nullptr, nullptr) == rmapi::OK;
 }
 

@@ -73,6 +73,13 @@ inline std::array<rmapi::String*, zset_row_count>& native_names() {
     return names;
 }
 
+/// The module's name of every row ("zset.zadd"), made once: the drop-in filter renames a command
+/// to this very string, which is how a command knows that the filter renamed it.
+inline std::array<rmapi::String*, zset_row_count>& module_names() {
+    static std::array<rmapi::String*, zset_row_count> names{};
+    return names;
+}
+
 /// Whether a row's COMMAND INFO flags have `word`.
 constexpr bool has_flag(std::string_view flags, std::string_view word) noexcept {
     for (std::size_t at = 0; at < flags.size();) {
@@ -136,7 +143,7 @@ inline bool execute(const module_spec& row, rmapi::Ctx* ctx, rmapi::String** arg
     const auto index = static_cast<std::size_t>(&row - zset_rows.data());
     if (state().dropin && ready == nullptr &&
         !acl::twin_may_run(ctx, native_names()[index], argv, static_cast<std::size_t>(argc),
-                           row.name))
+                           row.name, argv[0] == module_names()[index]))
         return true;
     alignas(std::max_align_t) std::byte buffer[2048];
     std::pmr::monotonic_buffer_resource scratch(buffer, sizeof buffer);
@@ -315,6 +322,7 @@ inline bool register_commands(rmapi::Ctx* ctx, bool zset_category) {
             !acl::set_categories(ctx, name.c_str(), row.acl, zset_category))
             return false;
         native_names()[i] = rmapi::CreateString(nullptr, row.name.data(), row.name.size());
+        module_names()[i] = rmapi::CreateString(nullptr, name.data(), name.size());
     }
     return true;
 }

@@ -18,7 +18,8 @@
 namespace {
 
 /// ZSET.IMPORT / ZSET.EXPORT: one key, written in place.
-bool register_migration(rmapi::Ctx* ctx, bool zset_category) {
+/// Administration, not a native command's twin: in @admin, not in @zset.
+bool register_migration(rmapi::Ctx* ctx) {
     struct command {
         const char* name;
         rmapi::CmdFunc fn;
@@ -39,8 +40,7 @@ bool register_migration(rmapi::Ctx* ctx, bool zset_category) {
         info.arity = 2;
         info.key_specs = specs;
         if (rmapi::SetCommandInfo(rmapi::GetCommand(ctx, c.name), &info) != rmapi::OK ||
-            !zset::module::acl::set_categories(ctx, c.name, "@keyspace @write @slow",
-                                               zset_category))
+            !zset::module::acl::set_categories(ctx, c.name, "@admin @keyspace @write @slow", false))
             return false;
     }
     return true;
@@ -79,8 +79,8 @@ extern "C" __attribute__((visibility("default"))) int RedisModule_OnLoad(rmapi::
     zset::module::state().type = zset::module::register_type(ctx);
     if (zset::module::state().type == nullptr) return rmapi::ERR;
     const bool zset_category = zset::module::acl::declare_zset_category(ctx);
-    if (!zset::module::register_commands(ctx, zset_category) ||
-        !register_migration(ctx, zset_category) || rmapi::RegisterInfoFunc(ctx, info) != rmapi::OK)
+    if (!zset::module::register_commands(ctx, zset_category) || !register_migration(ctx) ||
+        rmapi::RegisterInfoFunc(ctx, info) != rmapi::OK)
         return rmapi::ERR;
     if (!zset::module::configure(ctx, zset::module::apply_dropin) ||
         !zset::module::register_dropin(ctx))
