@@ -12,7 +12,9 @@
 // implementation (module_command.hpp, find_zset).
 //
 // A command whose argument count Redis would refuse is left as it is, so Redis's own error
-// names it as the client wrote it. What is propagated to replicas and the AOF is the renamed
+// names it as the client wrote it. So is one the client's ACL user may not run as sent, or may
+// not run as the twin, where the server tells the filter its client (acl.hpp): every user gets
+// native Redis's answer. What is propagated to replicas and the AOF is the renamed
 // command: a replica or an AOF replay without the module fails on the first one (unknown
 // command), never silently.
 #ifndef ZSET_MODULE_DROPIN_HPP
@@ -101,12 +103,23 @@ inline void dropin_filter(rmapi::CommandFilterCtx* f) {
     rmapi::CommandFilterArgReplace(f, 0, name);
 }
 
+/// Where the server has no ACL categories for module commands, a user reaches module keys only
+/// through rules naming the twins: the log says so when drop-in mode starts.
+inline void log_acl_grant(rmapi::Ctx* ctx) {
+    if (rmapi::SetCommandACLCategories != nullptr) return;
+    rmapi::Log(ctx, rmapi::LOG_NOTICE,
+               "zset: drop-in mode on a server without ACL categories for module commands: a "
+               "user other than +@all needs the ZSET.* twins granted by name (docs/module.md, "
+               "\"ACL users\"); its native rules still apply");
+}
+
 /// The filter is registered only while drop-in mode is on: off, Redis runs no filter at all.
 inline int apply_dropin(rmapi::Ctx* ctx, void*, rmapi::String**) {
     static rmapi::CommandFilter* filter = nullptr;
     if (state().dropin && filter == nullptr) {
         filter = rmapi::RegisterCommandFilter(ctx, dropin_filter, rmapi::CMDFILTER_NOSELF);
         if (filter == nullptr) return rmapi::ERR;
+        log_acl_grant(ctx);
     } else if (!state().dropin && filter != nullptr) {
         rmapi::UnregisterCommandFilter(ctx, filter);
         filter = nullptr;
