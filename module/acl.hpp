@@ -95,17 +95,23 @@ private:
     rmapi::User* user_ = nullptr;
 };
 
-/// A command's arguments with argv[0] replaced, for a permission check of another name.
-class renamed_argv {
+/// A command's arguments, copied for permission checks under another name (argv[0]): on the
+/// stack for up to 16 arguments.
+class argv_copy {
 public:
-    renamed_argv(rmapi::String* name, rmapi::String* const* argv, std::size_t argc) : argc_(argc) {
-        rmapi::String** out =
-            argc <= inline_args ? small_.data() : (large_.resize(argc), large_.data());
-        out[0] = name;
-        for (std::size_t i = 1; i < argc; ++i) out[i] = argv[i];
-        data_ = out;
+    template <class Get>
+    argv_copy(std::size_t argc, Get&& get) : argc_(argc) {
+        data_ = argc <= inline_args ? small_.data() : (large_.resize(argc), large_.data());
+        for (std::size_t i = 0; i < argc; ++i) data_[i] = get(i);
     }
-    rmapi::String** data() const noexcept { return data_; }
+    argv_copy(const argv_copy&) = delete;
+    argv_copy& operator=(const argv_copy&) = delete;
+
+    /// The arguments, named `name`.
+    rmapi::String** named(rmapi::String* name) noexcept {
+        data_[0] = name;
+        return data_;
+    }
     std::size_t size() const noexcept { return argc_; }
 
 private:
@@ -117,17 +123,14 @@ private:
 };
 
 /// The filter's decision, where it can tell the client: rename to the twin only when the user
-/// may run both the native command (`argv` as sent) and the twin (`twin_name`). A client without
-/// an ACL user, or a server that cannot tell, renames.
-inline bool filter_may_rename(rmapi::Ctx* own_ctx, unsigned long long client_id,
-                              rmapi::String* const* argv, std::size_t argc,
-                              rmapi::String* twin_name) {
+/// may run both the native command (`native_name`) and the twin (`twin_name`) with `args`. A
+/// client without an ACL user renames.
+inline bool filter_may_rename(rmapi::Ctx* own_ctx, unsigned long long client_id, argv_copy& args,
+                              rmapi::String* native_name, rmapi::String* twin_name) {
     const client_user user(own_ctx, client_id);
     if (!user) return true;
-    renamed_argv native(argv[0], argv, argc);
-    if (!user.may_run(native.data(), native.size())) return false;
-    renamed_argv twin(twin_name, argv, argc);
-    return user.may_run(twin.data(), twin.size());
+    return user.may_run(args.named(native_name), args.size()) &&
+           user.may_run(args.named(twin_name), args.size());
 }
 
 /// The check a running twin makes in drop-in mode, unless the filter made it (`renamed`: the
@@ -146,9 +149,9 @@ inline bool twin_may_run(rmapi::Ctx* ctx, rmapi::String* native_name, rmapi::Str
     rmapi::User* user = rmapi::GetModuleUserFromUserName(name);
     rmapi::FreeString(ctx, name);
     if (user == nullptr) return true;
-    renamed_argv native(native_name, argv, argc);
-    const bool ok = rmapi::ACLCheckCommandPermissions(user, native.data(),
-                                                      static_cast<int>(native.size())) == rmapi::OK;
+    argv_copy native(argc, [argv](std::size_t i) { return argv[i]; });
+    const bool ok = rmapi::ACLCheckCommandPermissions(user, native.named(native_name),
+                                                      static_cast<int>(argc)) == rmapi::OK;
     if (!ok) {
         rmapi::ACLAddLogEntry(ctx, user, native_name, rmapi::ACL_LOG_CMD);
         const std::string text = "NOPERM this user has no permissions to run the '" +

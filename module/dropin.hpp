@@ -25,7 +25,6 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "acl.hpp"
 #include "module_commands.hpp"
@@ -83,11 +82,11 @@ inline rmapi::Ctx*& filter_context() {
 /// command as sent and `twin` (acl.hpp). Elsewhere true: the twin checks when it runs.
 inline bool rename_permitted(rmapi::CommandFilterCtx* f, int argc, rmapi::String* twin) {
     if (rmapi::CommandFilterGetClientId == nullptr) return true;
-    std::vector<rmapi::String*> argv(static_cast<std::size_t>(argc));
-    for (int i = 0; i < argc; ++i)
-        argv[static_cast<std::size_t>(i)] = rmapi::CommandFilterArgGet(f, i);
-    return acl::filter_may_rename(filter_context(), rmapi::CommandFilterGetClientId(f), argv.data(),
-                                  argv.size(), twin);
+    acl::argv_copy args(static_cast<std::size_t>(argc), [f](std::size_t i) {
+        return rmapi::CommandFilterArgGet(f, static_cast<int>(i));
+    });
+    return acl::filter_may_rename(filter_context(), rmapi::CommandFilterGetClientId(f), args,
+                                  rmapi::CommandFilterArgGet(f, 0), twin);
 }
 
 /// The command filter.
