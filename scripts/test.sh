@@ -51,25 +51,19 @@ configure_build_test() {
 # ---------------------------------------------------------------------------------------------
 
 # Compiler legs: warnings are errors, full ctest suite (unit, examples, consumers, packaging).
-# The gcc leg is a Release build (-O3, what a user's `-DCMAKE_BUILD_TYPE=Release` gets, where g++
-# warns about things -O2 never shows it) with line tables added (-g1: enough for the valgrind
-# leg's reports, which reuse this build; tests/gdb builds its target with full -g itself). The
-# unit-test binary's own files compile at -O1 (ZSET_TEST_UNIT_FLAGS, see tests/CMakeLists.txt:
-# at -O3 they were half of the leg's compile) and in unity batches (ZSET_TEST_UNITY); the asan
-# leg compiles them one by one, so a file that does not compile alone still fails a default run.
-gcc_leg_config=(-DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release
-    -DCMAKE_CXX_FLAGS_RELEASE="-O3 -DNDEBUG -g1" -DZSET_WERROR=ON -DZSET_TEST_UNITY=ON
-    -DZSET_TEST_UNIT_FLAGS=-O1)
-# Its ctest runs one test more than ZSET_JOBS at once: the longest (the module's cluster tests)
-# spend much of their time waiting for servers (96 -> 86 s of the leg, measured).
+# Each leg's build settings are a preset of CMakePresets.json (ci-<leg>), with the reasons. The
+# gcc leg is a Release build (-O3, what a user's `-DCMAKE_BUILD_TYPE=Release` gets, where g++
+# warns about things -O2 never shows it); the asan leg compiles the test files one by one, so a
+# file that does not compile alone still fails a default run. The gcc leg's ctest runs one test
+# more than ZSET_JOBS at once: the longest (the module's cluster tests) spend much of their time
+# waiting for servers.
 leg_gcc() {
     local ctest_jobs=$((ZSET_JOBS + 1))
-    configure_build_test "$b"/ci-gcc "${gcc_leg_config[@]}"
+    configure_build_test "$b"/ci-gcc --preset ci-gcc
 }
 
 leg_clang() {
-    configure_build_test "$b"/ci-clang -DCMAKE_CXX_COMPILER=clang++ \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DZSET_WERROR=ON
+    configure_build_test "$b"/ci-clang --preset ci-clang
 }
 
 # ---- sanitizer legs -------------------------------------------------------------------------
@@ -80,12 +74,11 @@ leg_clang() {
 #    (examples, the server and its differential and smoke tests, the live DUMP/RESTORE test when
 #    hiredis is installed); consumer and packaging tests, and the tests of what the compiler or
 #    the debugger make of the headers (compile_fail, codegen, gdb), add nothing under
-#    sanitizers and are skipped (the gcc leg runs them). Stack-use-after-return detection is on here (views into dead locals). Built at
-#    -O0 but for the six unit-test files where the run time goes (ZSET_TEST_HOT_FLAGS=-O1, see
-#    tests/CMakeLists.txt): the leg took 7m58s with everything at -O1 and 3m32s so (fresh
-#    clones on the same host), the unit tests running 64 s either way (docs/reliability.md).
+#    sanitizers and are skipped (the gcc leg runs them). Stack-use-after-return detection is on
+#    here (views into dead locals). Built at -O0 but for the unit-test files where the run time
+#    goes (the ci-asan preset).
 #  * asan-gcc (on request, not in the default): the same instrumentation by g++, the unit tests
-#    only, at -O0 (g++'s sanitizer instrumentation at -O1 triples the compile time). g++'s
+#    only, at -O0 (g++'s sanitizer instrumentation compiles slowly at -O1). g++'s
 #    -Wmaybe-uninitialized is off there: with -fsanitize it misfires inside libstdc++ (std::regex
 #    in Catch2's main); the gcc leg keeps it.
 # ASAN_OPTIONS / UBSAN_OPTIONS already set in the environment win over these defaults.
@@ -100,21 +93,14 @@ leg_asan() {
         -E "^module[.](cluster|cluster_dropin|differential_dropin)$")
     local -x ASAN_OPTIONS="${ASAN_OPTIONS:-$asan_defaults:detect_stack_use_after_return=1}"
     local -x UBSAN_OPTIONS="${UBSAN_OPTIONS:-$ubsan_defaults}"
-    configure_build_test "$b"/ci-asan -DCMAKE_CXX_COMPILER=clang++ \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -gline-tables-only" \
-        -DZSET_TEST_HOT_FLAGS=-O1 -DCMAKE_CXX_FLAGS="-D_GLIBCXX_ASSERTIONS" \
-        -DZSET_WERROR=ON -DZSET_SANITIZE=address,undefined -DZSET_BUILD_BENCHMARKS=OFF
+    configure_build_test "$b"/ci-asan --preset ci-asan
 }
 
 leg_asan-gcc() {
     local dir="$b"/ci-asan-gcc
     local -x ASAN_OPTIONS="${ASAN_OPTIONS:-$asan_defaults}"
     local -x UBSAN_OPTIONS="${UBSAN_OPTIONS:-$ubsan_defaults}"
-    cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_CXX_COMPILER=g++ \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O0 -g1" \
-        -DCMAKE_CXX_FLAGS="-D_GLIBCXX_ASSERTIONS -Wno-maybe-uninitialized" \
-        -DZSET_WERROR=ON -DZSET_SANITIZE=address,undefined -DZSET_BUILD_BENCHMARKS=OFF \
-        -DZSET_BUILD_EXAMPLES=OFF &&
+    cmake -S . -B "$dir" "${generator[@]}" --preset ci-asan-gcc &&
         cmake --build "$dir" -j "$ZSET_JOBS" --target zset_tests &&
         ctest --test-dir "$dir" --output-on-failure -L unit ${ctest_extra[@]+"${ctest_extra[@]}"}
 }
@@ -125,16 +111,15 @@ leg_asan-gcc() {
 # otherwise; only zset_tests). The model runs reduced: ZSET_MODEL_SCALE=0 skips its
 # string-member passes (the integer and user-type passes remain). Valgrind runs a program on one
 # core, so the tests are split by file (Catch2's -#: [#test_ranges] is every test case of
-# tests/sorted_set/test_ranges.cpp) into two runs of about the same length, side by side: 114 s
-# and 114 s (three files, then the reduced model; the rest), where test_ranges in place of
-# test_random_draws ran 142 s and 125 s (both splits measured back to back, one hour). [far]
-# test cases (sets of more than 8,192 blocks, ~60 MB) run in the other legs only.
+# tests/sorted_set/test_ranges.cpp) into two runs of about the same length, side by side (three
+# files, then the reduced model; the rest). [far] test cases (sets of more than 8,192 blocks)
+# run in the other legs only.
 valgrind_heavy_files=(test_alloc_failure test_random_draws test_dump_restore)
 
 leg_valgrind() {
     local dir="$b"/ci-gcc
     if [[ ! -f "$dir/CMakeCache.txt" ]]; then
-        cmake -S . -B "$dir" "${generator[@]}" "${gcc_leg_config[@]}" || return 1
+        cmake -S . -B "$dir" "${generator[@]}" --preset ci-gcc || return 1
     fi
     cmake --build "$dir" -j "$ZSET_JOBS" --target zset_tests || return 1
     local -a vg=(valgrind -q --error-exitcode=99 --leak-check=full
@@ -170,10 +155,7 @@ leg_tsan() {
     if setarch "$(uname -m)" -R true 2>/dev/null; then
         no_aslr=(setarch "$(uname -m)" -R)
     fi
-    cmake -S . -B "$dir" "${generator[@]}" -DCMAKE_CXX_COMPILER=clang++ \
-        -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only" \
-        -DZSET_WERROR=ON -DZSET_SANITIZE=thread -DZSET_BUILD_BENCHMARKS=OFF \
-        -DZSET_BUILD_EXAMPLES=OFF &&
+    cmake -S . -B "$dir" "${generator[@]}" --preset ci-tsan &&
         cmake --build "$dir" -j "$ZSET_JOBS" --target zset_thread_tests &&
         ${no_aslr[@]+"${no_aslr[@]}"} ctest --test-dir "$dir" --output-on-failure -L threads \
             ${ctest_extra[@]+"${ctest_extra[@]}"}
@@ -201,9 +183,9 @@ port_targets_all="ppc64 aarch64 win64 i686"
 
 # port_build <target>: configures and builds build/port-<target>; fails on a warning located in
 # include/zset. Under qemu's whole-CPU emulation (ppc64, aarch64: 10-20 times slower than
-# native) the model test runs its integer and user-type passes (ZSET_MODEL_SCALE=0): the full
-# model took 131 s of ppc64's 258 s of tests; its string-member passes run natively and on i686
-# and win64, and every unit test still runs on all four.
+# native) the model test runs its integer and user-type passes (ZSET_MODEL_SCALE=0), the bulk of
+# its run time being the string-member passes, which run natively and on i686 and win64; every
+# unit test still runs on all four.
 port_build() {
     local target="$1" dir="$b/port-$1"
     local toolchain="$root/tests/port/toolchains/$target.cmake"
@@ -294,52 +276,10 @@ leg_lint() {
         # ranges.hpp is C++20-only (tests/cxx20 compiles it); this TU is C++17.
         (cd include && find zset -name '*.hpp' ! -path zset/ranges.hpp | LC_ALL=C sort) |
             sed 's|.*|#include <&>|'
-        cat <<'LINT_TU'
-#include <cstdint>
-#include <random>
-#include <string>
-#include <string_view>
-#include <utility>
-#include <vector>
-
-template class zset::sorted_set<std::string, double>;
-template class zset::sorted_set<long long, std::int64_t>;
-
-// Instantiates the member and function templates a typical user calls.
-void zset_lint_use_everything();
-void zset_lint_use_everything() {
-    using set = zset::sorted_set<>;
-    set a{{"a", 1.0}, {"b", 2.0}}, b;
-    const std::vector<std::pair<std::string, double>> batch{{"x", 2.0}, {"y", 3.0}};
-    a.add(batch.begin(), batch.end(), zset::add_flags::ch);
-    const std::vector<std::string> gone{"x"};
-    a.erase(gone.begin(), gone.end());
-    std::mt19937_64 rng(1);
-    (void)a.random_members(-3, rng);
-    (void)a.scan(0, 10, [](const set::reference&) {});
-    const std::vector<const set*> in{&a, &b};
-    (void)zset::set_union<set>(in, {1.0, 2.0}, zset::aggregate::max);
-    (void)zset::set_intersection<set>(in);
-    (void)zset::set_difference<set>(in);
-    (void)zset::intersection_cardinality<set>(in, 1);
-#if __has_include(<zset/dump.hpp>)
-    (void)zset::restore<set>(zset::dump(a));
-#endif
-#if __has_include(<zset/redis/keyspace.hpp>)
-    zset::redis::keyspace ks;
-    zset::redis::session s;
-    std::string out;
-    ks.execute(std::vector<std::string>{"ZADD", "k", "1", "a"}, s, out);
-    zset::redis::reply r;
-    ks.execute(std::vector<std::string_view>{"ZRANGE", "k", "0", "-1"}, s, r);
-    zset::redis::request_parser parser;
-    parser.feed(out);
-#endif
-}
-LINT_TU
+        echo "#include \"$root/tools/lint/use_everything.hpp\""
     } >"$tu"
     # cppcheck in two configurations, one after the other, beside the other checks (reports last).
-    # Left to itself cppcheck samples 12 of the headers' #if combinations (2m44s, one thread);
+    # Left to itself cppcheck samples 12 of the headers' #if combinations (slowly, one thread);
     # these two name the ones that matter: no compiler macros (the portable paths: no SSE2, no
     # __int128, no __builtin) and g++ on x86-64 (what CI's and most users' builds compile).
     local -a cppcheck_cmd=(cppcheck --std=c++17 --language=c++ --inline-suppr
@@ -353,7 +293,7 @@ LINT_TU
         "${cppcheck_cmd[@]}" --max-configs=1 "$tu" && "${cppcheck_cmd[@]}" "${gcc_x86_64[@]}" "$tu"
     } >"$dir/cppcheck.log" 2>&1 &
     local cppcheck_pid=$!
-    # the two clang-tidy runs (~70 s each) side by side; the module's report follows the other's
+    # the two clang-tidy runs side by side; the module's report follows the other's
     echo "lint: clang-tidy (the headers; the Redis module's in the background)"
     clang-tidy --quiet --warnings-as-errors='*' "$root/module/zset_module.cpp" -- -std=c++17 \
         -I"$root/include" >"$dir/clang-tidy-module.log" 2>&1 &
