@@ -10,6 +10,7 @@ left.
 """
 
 import sys
+import time
 
 import support
 
@@ -52,8 +53,13 @@ def main():
         c.execute_command("COPY", some, "copied")
         c.execute_command("RESTORE", "restored", 0, c.dump(some))
         c.rename("copied", some)  # RENAME over a module key frees the old value
-        c.pexpire("restored", 1)
         checks.equal(counted(c), held(c), "after COPY, RESTORE and RENAME")
+        # An expired key is freed when touched (active expiry is off): past its TTL, EXISTS
+        # deletes it, before the counts are read.
+        c.pexpire("restored", 1)
+        time.sleep(0.01)
+        checks.equal(c.exists("restored"), 0, "the expired key is gone once touched")
+        checks.equal(counted(c), held(c), "after a key expired")
         c.execute_command("DEBUG", "RELOAD")
         checks.equal(counted(c), held(c), "after DEBUG RELOAD")
         c.flushall()
