@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "acl.hpp"
+#include "key_specs.hpp"
 #include "module_command.hpp"
 #include "module_generic.hpp"
 #include "module_sink.hpp"
@@ -202,38 +203,25 @@ inline int blocked_timeout(rmapi::Ctx* ctx, rmapi::String**, int) {
     return rmapi::ReplyWithNullArray(ctx);
 }
 
-/// Where a command with a key count (numkeys) has it: 0 when its keys are at fixed places.
-inline int numkeys_index(std::string_view name) noexcept {
-    if (name == "zmpop" || name == "zunion" || name == "zinter" || name == "zdiff" ||
-        name == "zintercard")
-        return 1;
-    if (name == "bzmpop" || name == "zunionstore" || name == "zinterstore" || name == "zdiffstore")
-        return 2;
-    return 0;
+/// The key declaration of every row, in row order (key_specs.hpp declares one for each).
+template <std::size_t... I>
+constexpr std::array<const key_declaration*, sizeof...(I)> row_keys(std::index_sequence<I...>) {
+    return {keys_of(zset_rows[I].name)...};
 }
+inline constexpr auto row_key_declarations = row_keys(std::make_index_sequence<zset_row_count>());
 
-/// COMMAND GETKEYS and Redis Cluster's routing ask where the keys are (the getkeys-api route:
-/// in Redis 7.0 only it makes -CROSSSLOT and -MOVED work for keys after a numkeys argument).
-inline void report_keys(rmapi::Ctx* ctx, const module_spec& row, rmapi::String** argv, int argc) {
-    const int numkeys_at = numkeys_index(row.name);
-    if (numkeys_at == 0) {
-        const int last = row.last_key < 0 ? argc + row.last_key : row.last_key;
-        for (int i = row.first_key; i > 0 && i <= last && i < argc; i += row.step)
-            rmapi::KeyAtPos(ctx, i);
-        return;
-    }
-    if (row.first_key == 1) rmapi::KeyAtPos(ctx, 1);  // a *STORE destination
-    long long n = 0;
-    if (numkeys_at >= argc || rmapi::StringToLongLong(argv[numkeys_at], &n) != rmapi::OK) return;
-    for (long long i = 0; i < n && numkeys_at + 1 + i < argc; ++i)
-        rmapi::KeyAtPos(ctx, static_cast<int>(numkeys_at + 1 + i));
+template <std::size_t... I>
+constexpr bool every_row_declared(std::index_sequence<I...>) {
+    return ((row_key_declarations[I] != nullptr) && ...);
 }
+static_assert(every_row_declared(std::make_index_sequence<zset_row_count>()),
+              "every ZSET.* command declares its keys in key_specs.hpp");
 
 /// The command function Redis calls for row I.
 template <std::size_t I>
 int command_entry(rmapi::Ctx* ctx, rmapi::String** argv, int argc) {
     if (rmapi::IsKeysPositionRequest(ctx)) {
-        report_keys(ctx, zset_rows[I], argv, argc);
+        report_keys(ctx, *row_key_declarations[I], argv, argc);
         return rmapi::OK;
     }
     execute(zset_rows[I], ctx, argv, argc, nullptr);
@@ -263,43 +251,32 @@ inline std::string module_flags(std::string_view flags) {
     return out;
 }
 
-/// The key specs of a row (at most two, then the zeroed terminator).
-inline std::array<rmapi::KeySpec, 3> key_specs(const module_spec& row) {
-    std::array<rmapi::KeySpec, 3> specs{};
-    const bool writes = has_flag(row.flags, "write");
-    const std::uint64_t source = writes ? rmapi::KEY_RW | rmapi::KEY_ACCESS | rmapi::KEY_DELETE
-                                        : rmapi::KEY_RO | rmapi::KEY_ACCESS;
-    const std::uint64_t destination = rmapi::KEY_OW | rmapi::KEY_UPDATE;
-    std::size_t n = 0;
-    const auto at = [&](int pos, std::uint64_t flags) -> rmapi::KeySpec& {
-        rmapi::KeySpec& s = specs[n++];
-        s.flags = flags;
-        s.begin_search_type = rmapi::BS_INDEX;
-        s.bs.index.pos = pos;
-        return s;
-    };
-    const int numkeys = numkeys_index(row.name);
-    const bool stores = row.first_key == 1 && (numkeys == 2 || row.name == "zrangestore");
-    if (stores) {
-        rmapi::KeySpec& dst = at(1, destination);
-        dst.find_keys_type = rmapi::FK_RANGE;
-        dst.fk.range = {0, 1, 0};
-    }
-    if (numkeys != 0) {
-        rmapi::KeySpec& s = at(numkeys, stores ? rmapi::KEY_RO | rmapi::KEY_ACCESS : source);
-        s.find_keys_type = rmapi::FK_KEYNUM;
-        s.fk.keynum = {0, 1, 1};
-    } else {
-        const int first = stores ? 2 : row.first_key;
-        rmapi::KeySpec& s = at(first, stores ? rmapi::KEY_RO | rmapi::KEY_ACCESS
-                                      : writes && row.name.find("pop") == std::string_view::npos
-                                          ? rmapi::KEY_RW | rmapi::KEY_UPDATE
-                                          : source);
-        s.find_keys_type = rmapi::FK_RANGE;
-        const int last = stores ? 0 : row.last_key < 0 ? row.last_key : row.last_key - first;
-        s.fk.range = {last, row.step, 0};
-    }
-    return specs;
+/// What registering one command takes.
+struct registration {
+    const char* name;               ///< "zset.zadd"
+    rmapi::CmdFunc function;        ///< what Redis calls
+    std::string flags;              ///< the module API's flag words
+    int arity;                      ///< Redis's arity
+    int first_key, last_key, step;  ///< Redis's legacy key positions (COMMAND's first / last)
+    const key_declaration& keys;
+    std::string_view acl;  ///< ACL categories, as "@write @sortedset @fast"
+};
+
+/// Registers one command: the command, its key specs and arity (COMMAND INFO, cluster routing,
+/// ACL key patterns) and its ACL categories (acl.hpp). \returns false when Redis refused.
+inline bool register_command(rmapi::Ctx* ctx, const registration& r, bool zset_category) {
+    const std::string flags = r.flags + (keys_need_asking(r.keys) ? " getkeys-api" : "");
+    if (rmapi::CreateCommand(ctx, r.name, r.function, flags.c_str(), r.first_key, r.last_key,
+                             r.step) != rmapi::OK)
+        return false;
+    std::array<rmapi::KeySpec, 3> specs = key_specs(r.keys);
+    rmapi::CommandInfo info{};
+    info.version = &rmapi::kCommandInfoV1;
+    info.arity = r.arity;
+    info.key_specs = specs.data();
+    rmapi::Command* command = rmapi::GetCommand(ctx, r.name);
+    return rmapi::SetCommandInfo(command, &info) == rmapi::OK &&
+           acl::set_categories(ctx, r.name, r.acl, zset_category);
 }
 
 /// Registers ZSET.<name> for every sorted-set row, in its native twin's ACL categories (and
@@ -308,18 +285,11 @@ inline bool register_commands(rmapi::Ctx* ctx, bool zset_category) {
     for (std::size_t i = 0; i < zset_row_count; ++i) {
         const module_spec& row = zset_rows[i];
         const std::string name = "zset." + std::string(row.name);
-        const bool several_keys = numkeys_index(row.name) != 0 || row.last_key != row.first_key;
-        const std::string flags = module_flags(row.flags) + (several_keys ? " getkeys-api" : "");
-        if (rmapi::CreateCommand(ctx, name.c_str(), command_entries[i], flags.c_str(),
-                                 row.first_key, row.last_key, row.step) != rmapi::OK)
-            return false;
-        std::array<rmapi::KeySpec, 3> specs = key_specs(row);
-        rmapi::CommandInfo info{};
-        info.version = &rmapi::kCommandInfoV1;
-        info.arity = row.arity;
-        info.key_specs = specs.data();
-        if (rmapi::SetCommandInfo(rmapi::GetCommand(ctx, name.c_str()), &info) != rmapi::OK ||
-            !acl::set_categories(ctx, name.c_str(), row.acl, zset_category))
+        if (!register_command(ctx,
+                              {name.c_str(), command_entries[i], module_flags(row.flags), row.arity,
+                               row.first_key, row.last_key, row.step, *row_key_declarations[i],
+                               row.acl},
+                              zset_category))
             return false;
         native_names()[i] = rmapi::CreateString(nullptr, row.name.data(), row.name.size());
         module_names()[i] = rmapi::CreateString(nullptr, name.data(), name.size());

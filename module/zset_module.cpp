@@ -17,33 +17,20 @@
 
 namespace {
 
-/// ZSET.IMPORT / ZSET.EXPORT: one key, written in place.
-/// Administration, not a native command's twin: in @admin, not in @zset.
+/// ZSET.IMPORT / ZSET.EXPORT: one key, written in place. Administration, not a native
+/// command's twin: in @admin, not in @zset.
 bool register_migration(rmapi::Ctx* ctx) {
-    struct command {
-        const char* name;
-        rmapi::CmdFunc fn;
-    };
-    const command commands[] = {{"zset.import", zset::module::import_command},
-                                {"zset.export", zset::module::export_command}};
-    for (const command& c : commands) {
-        if (rmapi::CreateCommand(ctx, c.name, c.fn, "write deny-oom", 1, 1, 1) != rmapi::OK)
-            return false;
-        rmapi::KeySpec specs[2]{};
-        specs[0].flags = rmapi::KEY_RW | rmapi::KEY_UPDATE;
-        specs[0].begin_search_type = rmapi::BS_INDEX;
-        specs[0].bs.index.pos = 1;
-        specs[0].find_keys_type = rmapi::FK_RANGE;
-        specs[0].fk.range = {0, 1, 0};
-        rmapi::CommandInfo info{};
-        info.version = &rmapi::kCommandInfoV1;
-        info.arity = 2;
-        info.key_specs = specs;
-        if (rmapi::SetCommandInfo(rmapi::GetCommand(ctx, c.name), &info) != rmapi::OK ||
-            !zset::module::acl::set_categories(ctx, c.name, "@admin @keyspace @write @slow", false))
-            return false;
-    }
-    return true;
+    using zset::module::keys_of;
+    return zset::module::register_command(ctx,
+                                          {"zset.import", zset::module::import_command,
+                                           "write deny-oom", 2, 1, 1, 1, *keys_of("import"),
+                                           "@admin @keyspace @write @slow"},
+                                          false) &&
+           zset::module::register_command(ctx,
+                                          {"zset.export", zset::module::export_command,
+                                           "write deny-oom", 2, 1, 1, 1, *keys_of("export"),
+                                           "@admin @keyspace @write @slow"},
+                                          false);
 }
 
 /// INFO zset (also in INFO modules and INFO everything): the module's version, its mode and

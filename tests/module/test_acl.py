@@ -140,8 +140,34 @@ def run_matrix(native, dropin, grant, shared):
     return matrix(native, shared), matrix(dropin, shared)
 
 
+GETKEYS = [  # invocations whose keys COMMAND GETKEYS finds, native and twin alike
+    ["ZADD", "k", "1", "a"], ["ZREM", "k", "a"], ["ZRANGESTORE", "d", "k", "0", "-1"],
+    ["ZUNIONSTORE", "d", "2", "a", "b", "WEIGHTS", "1", "2"], ["ZINTER", "3", "a", "b", "c"],
+    ["ZMPOP", "2", "a", "b", "MIN"], ["BZMPOP", "0", "2", "a", "b", "MAX"],
+    ["BZPOPMIN", "a", "b", "0"], ["ZINTERCARD", "2", "a", "b", "LIMIT", "1"],
+    ["OBJECT", "ENCODING", "k"], ["RESTORE", "k", "0", "x"], ["ZSCORE", "k", "a"],
+]
+
+
+def declared_keys(checks, server):
+    """Each twin declares the keys its native command declares (the key specs in COMMAND INFO:
+    flags, search, find), and COMMAND GETKEYS finds the same keys: ACL key patterns and their
+    read / write permissions, and cluster routing, treat the two alike."""
+    c = raw(server.client())
+    names = c.execute_command("COMMAND", "LIST", "FILTERBY", "MODULE", "zset")
+    for twin in sorted(set(names) - ADMIN):
+        native = twin[5:] + (b"|encoding" if twin == b"zset.object" else b"")
+        specs = [c.execute_command("COMMAND", "INFO", n)[0][8] for n in (native, twin)]
+        checks.equal(specs[1], specs[0], "%s's key specs" % twin.decode())
+    for argv in GETKEYS:
+        native = c.execute_command("COMMAND", "GETKEYS", *argv)
+        twin = c.execute_command("COMMAND", "GETKEYS", "ZSET." + argv[0], *argv[1:])
+        checks.equal(twin, native, "COMMAND GETKEYS %s" % " ".join(argv))
+
+
 def categories_outside_dropin(checks, make, args, categories, zset_category):
     plain = make(args.redis_server, args.module).start()
+    declared_keys(checks, plain)
     c = raw(plain.client())
     info = c.execute_command("COMMAND", "INFO", "zset.zadd")[0]
     cats = sorted(x.decode() for x in info[6])
