@@ -19,6 +19,8 @@
 //     the module sets REDISMODULE_OPTIONS_HANDLE_IO_ERRORS, so Redis reports it to rdb_load
 //     instead of ending the server);
 //   * whose two counts disagree, or disagree with the elements there are;
+//   * of no element: a key is deleted when it is emptied, so rdb_save never writes an empty
+//     set, and Redis keeps no empty key (it refuses to RESTORE an empty payload of its own);
 //   * with an encoding flag other than 0 or 1;
 //   * with a NaN score, or an element not strictly after the one before it in (score, member)
 //     order;
@@ -161,6 +163,7 @@ inline void* load_value(rmapi::IO* io) {
     const std::uint64_t packed = rmapi::LoadUnsigned(io);
     const char* refused = rmapi::IsIOError(io) ? "truncated"
                           : packed > 1         ? "an unknown encoding flag"
+                          : n == 0             ? "an empty set"
                                                : nullptr;
     element_vector elements;
     if (refused == nullptr) refused = read_elements(io, n, elements);

@@ -7,8 +7,8 @@
     error (or, for a flip the format cannot see, a valid set), never a crash or a half-built key;
   * crafted payloads in the type's own encoding (built from a real DUMP's header): a member
     twice, a NaN score, counts that disagree with the elements, an unknown encoding flag, a
-    string cut short: each `ERR Bad data format`, no key made and none replaced; a listpack-mode
-    payload past the server's thresholds loads converted, as Redis loads its own;
+    string cut short, an empty set: each `ERR Bad data format`, no key made and none replaced;
+    a listpack-mode payload past the server's thresholds loads converted, as Redis loads its own;
   * a seeded campaign of damaged DUMPs of a listpack-mode and a skiplist-mode key (truncations,
     1-4 bytes changed, checksum recomputed): every payload RESTORE accepts is a consistent set
     (ZCARD = distinct members listed, ZSCORE = listed score, ascending order);
@@ -184,6 +184,8 @@ def check_crafted(checks, c):
             "a huge count")
     refused(checks, c, module_payload(head, version, els, packed=True, flag=2),
             "an unknown encoding flag")
+    # an empty set: Redis keeps no empty key, and the commands rely on that
+    refused(checks, c, module_payload(head, version, [], packed=True), "an empty set")
     cut = module_payload(head, version, els, packed=True)[:-10]
     cut = cut.replace(b"\x05\x03ccc", b"\x05\x09ccc")  # a member longer than its bytes
     refused(checks, c, with_crc(cut + version), "a member length past the payload")
