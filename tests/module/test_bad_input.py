@@ -9,6 +9,8 @@
     twice, a NaN score, counts that disagree with the elements, an unknown encoding flag, a
     string cut short, an empty set: each `ERR Bad data format`, no key made and none replaced;
     a listpack-mode payload past the server's thresholds loads converted, as Redis loads its own;
+  * an RDB file holding a module value with a member twice: the server refuses to load it and
+    says why in its log (a valid crafted file loads);
   * a seeded campaign of damaged DUMPs of a listpack-mode and a skiplist-mode key (truncations,
     1-4 bytes changed, checksum recomputed): every payload RESTORE accepts is a consistent set
     (ZCARD = distinct members listed, ZSCORE = listed score, ascending order);
@@ -18,6 +20,7 @@
 and afterwards every other key is as it was.
 """
 
+import os
 import random
 import struct
 import sys
@@ -159,7 +162,10 @@ def check_crafted(checks, c):
     # a member twice: at a higher score (each element in order after the one before it), and
     # in a payload too large for listpack mode, the copies far apart
     twice = module_payload(head, version, els + [(b"a", 4.0)], packed=True)
-    refused(checks, c, twice, "a member twice (listpack mode)")
+    for sanitize in ("yes", "clients", "no"):  # the module checks whatever Redis's config says
+        c.config_set("sanitize-dump-payload", sanitize)
+        refused(checks, c, twice, "a member twice (listpack mode, sanitize-dump-payload %s)" %
+                sanitize)
     c.delete("r")
     checks.raises(lambda: c.execute_command("ZSET.RESTORE", "r", 0, twice), "Bad data format",
                   "ZSET.RESTORE of a member twice")
@@ -202,6 +208,38 @@ def check_crafted(checks, c):
                  "a listpack-mode payload past the thresholds is converted")
     checks.equal(c.execute_command("ZSET.ZCARD", "r"), 300, "converted: every member")
     c.delete("r", "kept", "model")
+    return head, version
+
+
+def rdb_file(payload, key):
+    """An RDB file (version 10) holding one key whose value is a DUMP `payload`'s."""
+    body = payload[:-10]  # the RDB type, the module id and the value (with its EOF opcode)
+    out = b"REDIS0010" + b"\xfe\x00" + body[:1] + rdb_len(len(key)) + key + body[1:] + b"\xff"
+    return out + struct.pack("<Q", crc64(out))
+
+
+def check_rdb_file(checks, make, args, head, version):
+    """The RDB file path: a server starting from a file with a valid module value loads it; one
+    from a file whose module value holds a member twice refuses the file (Redis's handling of a
+    damaged RDB file: it logs why and exits) and names the cause in its log."""
+    els = [(b"a", 1.0), (b"bb", 2.0), (b"ccc", 3.0)]
+    good = make(args.redis_server, args.module)
+    with open(os.path.join(good.dir, "dump.rdb"), "wb") as f:
+        f.write(rdb_file(module_payload(head, version, els, packed=True), b"k"))
+    good.start()
+    checks.equal(good.client().execute_command("ZSET.ZRANGE", "k", 0, -1, "WITHSCORES"),
+                 [b"a", b"1", b"bb", b"2", b"ccc", b"3"], "a crafted RDB file loads")
+    good.stop()
+    bad = make(args.redis_server, args.module)
+    with open(os.path.join(bad.dir, "dump.rdb"), "wb") as f:
+        f.write(rdb_file(module_payload(head, version, els + [(b"a", 4.0)], packed=True), b"k"))
+    try:
+        bad.start()
+        checks.expect(False, "a server loaded an RDB file holding a member twice")
+    except RuntimeError:
+        log = bad.log_tail(200)
+        checks.expect("payload is refused: a member twice" in log,
+                      "an RDB file holding a member twice: the log names the cause")
 
 
 def consistent(c, key):
@@ -339,13 +377,14 @@ def main():
         kept = support.snapshot(c, keep)
         c.execute_command("ZSET.ZADD", "small", 1, "a", 2.5, "bb", -3, "ccc")
         check_payloads(checks, c, c.dump("small"))
-        check_crafted(checks, c)
+        head, version = check_crafted(checks, c)
         c.execute_command("ZSET.ZADD", "mod", 1, "a", 5, "m")
         check_types(checks, c)
         check_counts(checks, c)
         checks.expect(s.alive(), "the server is still running")
         checks.equal(support.snapshot(c, keep), kept, "every other key is as it was")
         check_campaign(checks, make, args)
+        check_rdb_file(checks, make, args, head, version)
     return checks.exit_code()
 
 
