@@ -28,6 +28,9 @@ all_targets=(ops resp restore)
 if [[ -f include/zset/redis/keyspace.hpp ]]; then
     all_targets+=(argv)
 fi
+if [[ -f module/module_type.hpp ]]; then
+    all_targets+=(module_rdb)
+fi
 if (($# > 0)); then
     targets=("$@")
 else
@@ -100,7 +103,7 @@ for t in "${targets[@]}"; do
         echo "fuzz target $t failed (exit $rc); log: $log" >&2
         grep -E "ERROR|fuzz check failed|SUMMARY|Test unit written|ParseDictionary" "$log" | head -20 >&2
     fi
-    summary+=("$(printf '%-8s %s  execs %-10s exec/s %-7s cov %-6s new %-5s corpus %-5s rss %sMB' \
+    summary+=("$(printf '%-10s %s  execs %-10s exec/s %-7s cov %-6s new %-5s corpus %-5s rss %sMB' \
         "$t" "$status" "${execs:-?}" "${rate:-?}" "${cov:-?}" "${added:-?}" "$corpus" "${rss:-?}")")
 done
 
