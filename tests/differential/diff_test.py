@@ -19,8 +19,10 @@ given with --redis-server):
     scores, full-iteration coverage and cursor termination); their ZSCAN scores compare by value;
   * lex-range commands are only sent for keys whose members all share one score (Redis leaves
     the result unspecified otherwise);
-  * 7.2+ features are not sent (ZRANK/ZREVRANK WITHSCORE), nor are the documented deviations
-    (COMMAND/HELLO contents, INFO fields other than the keyspace counts);
+  * ZRANK / ZREVRANK WITHSCORE (Redis 7.2) is sent to servers from 7.2 on only: 7.0 refuses
+    it by its arity, inside MULTI when the command is queued, where zset-server and the module
+    (one arity for every version) refuse it when it runs; the documented deviations are not
+    sent (COMMAND/HELLO contents, INFO fields other than the keyspace counts);
   * both servers run with active expiry off (DEBUG SET-ACTIVE-EXPIRE 0), so keys expire when
     touched, at the same command on both; short TTLs are followed by a pause that expires them
     on both; TTL / PTTL / EXPIRETIME / PEXPIRETIME compare within a tolerance (the two servers
@@ -697,6 +699,8 @@ class Differ:
             argv = [g.case(b"ZCOUNT"), key, g.bound(), g.bound()]
         else:
             argv = [g.case(g.choice([b"ZRANK", b"ZREVRANK"])), key, g.member()]
+            if at_least("redis", 7, 2) and g.chance(0.3):
+                argv.append(g.case(g.choice([b"WITHSCORE", b"WITHSCORE", b"WITHSCORES"])))
         self.exact(argv)
 
     def cmd_lex(self):

@@ -794,6 +794,9 @@ TEST_CASE("server_rules::of: which server has which rule", "[redis][rules]") {
     CHECK_FALSE(r72.scan_cursor_string2ull);
     CHECK(r74.scan_cursor_string2ull);
     CHECK(v8.scan_cursor_string2ull);
+    CHECK_FALSE(r70.rank_withscore);
+    CHECK(r72.rank_withscore);
+    CHECK(v72.rank_withscore);
 }
 
 TEST_CASE("server_rules: a negative LIMIT offset counts from the range's end on a skiplist",
@@ -837,6 +840,7 @@ TEST_CASE("server_rules: fast_float scores, cursors, timeouts and ZADD's encodin
     auto& b = r8.client();
     auto& v = v8.client();
     CHECK(r70.run(a, {"ZADD", "k", "0x10", "m"}) == integer(1));
+    CHECK(r70.run(a, {"ZRANK", "k", "m"}) == integer(0));
     CHECK(r8.run(b, {"ZADD", "k", "0x10", "m"}) == "-ERR value is not a valid float\r\n");
     CHECK(r8.run(b, {"ZADD", "k", "1e400", "m"}) == integer(1));
     CHECK(r8.run(b, {"ZCOUNT", "k", " 1", "2"}) == "-ERR min or max is not a float\r\n");
@@ -850,6 +854,10 @@ TEST_CASE("server_rules: fast_float scores, cursors, timeouts and ZADD's encodin
     // a timeout past LLONG_MAX milliseconds
     CHECK(r70.run(a, {"BZPOPMIN", "k", "1e400"}) == "-ERR timeout is negative\r\n");
     CHECK(r8.run(b, {"BZPOPMIN", "k", "1e400"}) == "-ERR timeout is out of range\r\n");
+    // ZRANK ... WITHSCORE is 7.2's
+    CHECK(r70.run(a, {"ZRANK", "k", "m", "WITHSCORE"}) ==
+          "-ERR wrong number of arguments for 'zrank' command\r\n");
+    CHECK(r8.run(b, {"ZRANK", "k", "m", "WITHSCORE"}) == "*2\r\n:0\r\n" + bulk("inf"));
     // ZADD's encoding choice: -0 passes through a listpack (an integer there) on 7.0 only
     for (server* s : {&r70, &r8, &v8})
         s->run(s == &r70  ? a

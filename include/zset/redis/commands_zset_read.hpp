@@ -81,7 +81,8 @@ void zlexcount(Ctx& c) {
 /// ZRANK / ZREVRANK key member [WITHSCORE].
 template <class Ctx>
 void zrank_generic(Ctx& c, detail::range_order order) {
-    if (c.argc > 4) return c.out.error(errors::wrong_arity(c.spec->name));
+    if (c.argc > (c.rules().rank_withscore ? 4u : 3u))
+        return c.out.error(errors::wrong_arity(c.spec->name));
     if (c.argc == 4 && !c.is(3, "withscore")) return c.out.error(errors::syntax);
     const bool withscore = c.argc == 4;
     const auto z = c.find_zset(c[1]);

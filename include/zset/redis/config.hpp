@@ -72,6 +72,9 @@ struct server_rules {
     /// SCAN / ZSCAN cursors: strtoul(3) with no leading blank ("" is 0, "-1" wraps around) before
     /// Redis 7.4 and Valkey 8.0; string2ull from then on (arguments.hpp, parse_scan_cursor).
     bool scan_cursor_string2ull = false;
+    /// ZRANK / ZREVRANK ... WITHSCORE (Redis 7.2 and later, Valkey); before, the commands take
+    /// exactly key and member, and more is "ERR wrong number of arguments".
+    bool rank_withscore = true;
     /// ZADD's encoding choice before it adds. Visible in OBJECT ENCODING, and in scores: a
     /// listpack stores an integral score as an integer, so -0 added to a listpack reads back 0.
     zadd_encoding_hint zadd_hint = zadd_encoding_hint::pair_count;
@@ -85,6 +88,7 @@ struct server_rules {
             !valkey && version >= 0x080000u ? score_syntax::fast_float : score_syntax::strtod;
         r.negative_offset_from_end = version >= (valkey ? 0x080000u : 0x070400u);
         r.scan_cursor_string2ull = r.negative_offset_from_end;
+        r.rank_withscore = valkey || version >= 0x070200u;
         r.timeout_overflow_is_range_error = valkey || version >= 0x070200u;
         r.zadd_hint = valkey && version >= 0x080000u   ? zadd_encoding_hint::pair_count_and_length
                       : valkey || version >= 0x070200u ? zadd_encoding_hint::pair_count
