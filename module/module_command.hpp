@@ -149,6 +149,7 @@ public:
     zset::options zset_options() const noexcept { return state().thresholds; }
     std::mt19937_64& rng() noexcept { return state().rng; }
     std::size_t max_random_draws() const noexcept { return state().max_random_draws; }
+    const zset::redis::server_rules& rules() const noexcept { return state().rules; }
     long long now_ms() const noexcept { return rmapi::Milliseconds(); }
     bool may_block() const noexcept {
         return ready_ != nullptr ||

@@ -1,5 +1,7 @@
-// zset module — configuration: Redis's own zset-max-listpack-entries / -value steer the module's
-// sorted sets (read at load and after every CONFIG SET), and the module's configs
+// zset module — configuration: the server the module is loaded into (Redis or Valkey, and its
+// version) decides the rules its commands follow where servers differ; Redis's own
+// zset-max-listpack-entries / -value steer the module's sorted sets (read at load and after
+// every CONFIG SET), and the module's configs
 // (zset.dropin) are registered with Redis, so they are set with `--zset.dropin yes` after
 // --loadmodule, in redis.conf, or with CONFIG SET.
 // SPDX-License-Identifier: MIT
@@ -37,6 +39,37 @@ inline void read_thresholds(rmapi::Ctx* ctx) {
     rmapi::FreeCallReply(r);
 }
 
+/// Whether INFO server's text names Valkey ("server_name:valkey"; Redis has no such field).
+inline bool info_names_valkey(std::string_view info) noexcept {
+    constexpr std::string_view field = "server_name:valkey";
+    for (std::size_t at = info.find(field); at != std::string_view::npos;
+         at = info.find(field, at + 1)) {
+        const std::size_t end = at + field.size();
+        if ((at == 0 || info[at - 1] == '\n') && (end == info.size() || info[end] == '\r'))
+            return true;
+    }
+    return false;
+}
+
+/// Finds out which server the module is loaded into (INFO server names Valkey; the version is
+/// RedisModule_GetServerVersion's, Valkey's own) and sets the rules and the double format
+/// the commands follow there.
+inline void detect_server(rmapi::Ctx* ctx) {
+    module_state& s = state();
+    s.server = zset::redis::server_family::redis;
+    if (rmapi::CallReply* r = rmapi::Call(ctx, "INFO", "c", "server")) {
+        std::size_t len = 0;
+        const char* text = rmapi::CallReplyStringPtr(r, &len);
+        if (text != nullptr && info_names_valkey(std::string_view(text, len)))
+            s.server = zset::redis::server_family::valkey;
+        rmapi::FreeCallReply(r);
+    }
+    s.server_version = static_cast<unsigned>(rmapi::GetServerVersion());
+    s.rules = zset::redis::server_rules::of(s.server, s.server_version);
+    s.doubles = s.server_version >= 0x070200u ? zset::redis::format_style::shortest
+                                              : zset::redis::format_style::percent17g;
+}
+
 /// After CONFIG SET: re-reads the thresholds when one of them (or its ziplist alias) changed.
 inline void on_config_change(rmapi::Ctx* ctx, rmapi::Event, std::uint64_t subevent, void* data) {
     if (subevent != rmapi::SUBEVENT_CONFIG_CHANGE || data == nullptr) return;
@@ -65,8 +98,7 @@ inline bool configure(rmapi::Ctx* ctx, rmapi::ConfigApplyFunc on_dropin) {
         return false;
     if (rmapi::LoadConfigs(ctx) != rmapi::OK) return false;
     read_thresholds(ctx);
-    state().doubles = rmapi::GetServerVersion() >= 0x070200 ? zset::redis::format_style::shortest
-                                                            : zset::redis::format_style::percent17g;
+    detect_server(ctx);
     return rmapi::SubscribeToServerEvent(ctx, rmapi::EventConfig, on_config_change) == rmapi::OK;
 }
 

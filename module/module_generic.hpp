@@ -33,6 +33,8 @@ namespace codec = zset::detail::rdb;
 
 /// The RDB version this server writes (and the newest it reads): 7.0 10, 7.2 11, 7.4 on 12.
 inline std::uint16_t server_rdb_version() {
+    // Valkey 7.2 and 8.x write Redis 7.2's RDB version (their own version numbers say nothing)
+    if (state().server == zset::redis::server_family::valkey) return codec::rdb_version_redis_7_2;
     const int v = rmapi::GetServerVersion();
     if (v >= 0x070400) return codec::rdb_version_redis_7_4;
     if (v >= 0x070200) return codec::rdb_version_redis_7_2;

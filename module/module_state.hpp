@@ -26,8 +26,14 @@ struct module_state {
     zset::options thresholds{};
     /// zset.dropin: the native sorted-set commands are served by the module (dropin.hpp).
     bool dropin = false;
+    /// The server the module is loaded into (detected at load, module_config.hpp): Redis or
+    /// Valkey, and its version as RedisModule_GetServerVersion gives it (0x00MMmmpp).
+    zset::redis::server_family server = zset::redis::server_family::redis;
+    unsigned server_version = 0;
+    /// Where that server's answers differ from other versions': what the commands follow.
+    zset::redis::server_rules rules{};
     /// How doubles are written where Redis writes them as text itself (ZSCAN, the AOF): %.17g
-    /// before Redis 7.2, the shortest round-trip form from 7.2 on.
+    /// before Redis 7.2, the shortest round-trip form from 7.2 on (every Valkey is 7.2 or later).
     zset::redis::format_style doubles = zset::redis::format_style::percent17g;
     /// ZRANDMEMBER's generator.
     std::mt19937_64 rng{0x7a736574u};

@@ -48,7 +48,6 @@ struct CommandFilterCtx;  // argv of a command under filtering
 struct CommandFilter;     // a registered filter
 struct KeyOptCtx;         // context of the *2 type callbacks
 struct DefragCtx;         // context of the defrag callback
-struct ServerInfoData;    // result of GetServerInfo
 struct User;              // an ACL user, for permission checks (GetModuleUserFromUserName)
 struct InfoCtx;           // the section being written by an INFO callback
 
@@ -531,10 +530,6 @@ inline int (*RegisterBoolConfig)(Ctx* ctx, const char* name, int default_val, un
                                  ConfigApplyFunc applyfn, void* privdata) = nullptr;
 inline int (*LoadConfigs)(Ctx* ctx) = nullptr;
 inline int (*SubscribeToServerEvent)(Ctx* ctx, Event event, EventCallback callback) = nullptr;
-inline ServerInfoData* (*GetServerInfo)(Ctx* ctx, const char* section) = nullptr;
-inline void (*FreeServerInfo)(Ctx* ctx, ServerInfoData* data) = nullptr;
-inline unsigned long long (*ServerInfoGetFieldUnsigned)(ServerInfoData* data, const char* field,
-                                                        int* out_err) = nullptr;
 
 // ACL: the rights of the user behind a client (drop-in mode's permission parity)
 // GetClientUserNameById: null (errno ENOENT) for a client that is not connected (a script's or
@@ -691,9 +686,6 @@ inline int Init(Ctx* ctx, const char* module_name, int module_version, int apive
     RMAPI_NEED(RegisterBoolConfig);
     RMAPI_NEED(LoadConfigs);
     RMAPI_NEED(SubscribeToServerEvent);
-    RMAPI_NEED(GetServerInfo);
-    RMAPI_NEED(FreeServerInfo);
-    RMAPI_NEED(ServerInfoGetFieldUnsigned);
     RMAPI_NEED(GetClientUserNameById);
     RMAPI_NEED(GetCurrentUserName);
     RMAPI_NEED(GetModuleUserFromUserName);

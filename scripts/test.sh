@@ -14,6 +14,8 @@
 #   ZSET_CTEST_ARGS="..."   extra ctest arguments for every leg (e.g. "-L unit" or "-LE consumer")
 #   ZSET_FUZZ_SECONDS=10    seconds per target in the fuzz leg (scripts/fuzz.sh runs longer)
 #   ZSET_BUILD_ROOT=build   where the legs' build trees go (<root>/ci-gcc, <root>/ci-asan, ...)
+#   ZSET_SERVER_TREES="..." the servers leg's Redis / Valkey source trees or git directories,
+#                           colon-separated (the leg is not in the default list)
 #
 # Examples:  ZSET_LEGS=clang scripts/test.sh      ZSET_LEGS="asan lint" scripts/test.sh
 #
@@ -249,6 +251,34 @@ leg_port() {
     rm -rf "$WINEPREFIX"
     if ((${#failed_targets[@]})); then
         leg_note="failed on: ${failed_targets[*]}"
+        return 1
+    fi
+}
+
+# ---- servers leg ----------------------------------------------------------------------------
+# The Redis module's tests (ctest -L module) against each server in ZSET_SERVER_TREES (Redis or
+# Valkey source trees, colon-separated), each built by scripts/build-server.sh into its cache
+# outside the repository (tests/external/run_module_tests.sh; one build tree, <root>/servers).
+# Without any it does nothing and says so: the other legs run the module tests against the
+# redis-server on PATH (CI's Debian 7.0.15), and building a server needs its sources.
+leg_servers() {
+    local -a trees=() failed_trees=()
+    local tree
+    IFS=: read -r -a trees <<<"${ZSET_SERVER_TREES:-}"
+    if ((${#trees[@]} == 0)); then
+        echo "servers: ZSET_SERVER_TREES names no server source tree; nothing to run"
+        leg_note="no ZSET_SERVER_TREES"
+        return 0
+    fi
+    for tree in "${trees[@]}"; do
+        [[ -n "$tree" ]] || continue
+        echo "---------------- servers: $tree ----------------"
+        ZSET_JOBS="$ZSET_JOBS" ZSET_MODULE_BUILD="$b/servers" \
+            tests/external/run_module_tests.sh "$tree" -j "$ZSET_JOBS" \
+            ${ctest_extra[@]+"${ctest_extra[@]}"} || failed_trees+=("$tree")
+    done
+    if ((${#failed_trees[@]})); then
+        leg_note="failed on: ${failed_trees[*]}"
         return 1
     fi
 }

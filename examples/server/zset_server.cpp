@@ -453,6 +453,30 @@ bool parse_size(const char* s, std::size_t& out) {
     return true;
 }
 
+/// "--rules-of redis-7.4" / "valkey-8.0": the answers of that server where servers differ
+/// (zr::server_rules::of).
+bool parse_rules_of(const std::string& v, zr::server_rules& rules) {
+    const std::size_t dash = v.find('-');
+    const std::string family = v.substr(0, dash);
+    if (dash == std::string::npos || (family != "redis" && family != "valkey")) return false;
+    unsigned parts[3] = {0, 0, 0};
+    std::size_t at = dash + 1;
+    for (unsigned& part : parts) {
+        std::size_t used = 0;
+        if (!parse_size(v.substr(at, v.find('.', at) - at).c_str(), used) || used > 255)
+            return false;
+        part = static_cast<unsigned>(used);
+        at = v.find('.', at);
+        if (at == std::string::npos) break;
+        ++at;
+    }
+    if (at != std::string::npos) return false;  // more than three parts
+    rules = zr::server_rules::of(family == "valkey" ? zr::server_family::valkey
+                                                    : zr::server_family::redis,
+                                 parts[0] << 16 | parts[1] << 8 | parts[2]);
+    return true;
+}
+
 int usage() {
     std::fprintf(
         stderr,
@@ -460,7 +484,8 @@ int usage() {
         "                   [--zset-max-listpack-entries N] [--zset-max-listpack-value N]\n"
         "                   [--set-encodings 7.2|7.0] [--databases N] [--requirepass PASSWORD]\n"
         "                   [--protected-mode yes|no] [--enable-debug-command yes|no|local]\n"
-        "                   [--hz N] [--maxclients N] [--max-output-mb N]\n");
+        "                   [--hz N] [--maxclients N] [--max-output-mb N]\n"
+        "                   [--rules-of redis-M.m|valkey-M.m]\n");
     return 2;
 }
 
@@ -481,6 +506,7 @@ bool apply_option(config& cfg, const std::string& a, const std::string& v) {
         return o.set_encodings = v == "7.0" ? zr::set_encoding_rules::redis_7_0
                                             : zr::set_encoding_rules::redis_7_2,
                true;
+    if (a == "--rules-of") return parse_rules_of(v, o.rules);
     if (a == "--databases" && number && n > 0) return o.databases = n, true;
     if (a == "--requirepass") return o.requirepass = v, true;
     if (a == "--protected-mode" && (v == "yes" || v == "no"))

@@ -261,13 +261,14 @@ TEST_CASE("keyspace: blocking pops report what they wait for", "[redis][keyspace
     exec(ks, {"ZADD", "q2", "3", "z"});
     CHECK(ks.serve_blocked(deliver) == 0);  // served clients wait no more
 
-    // Timeouts parse as Redis's (seconds as a long double, truncated to milliseconds).
+    // Timeouts parse as Redis's (seconds as a long double, rounded up to milliseconds).
     out.clear();
     r = ks.execute(std::vector<std::string>{"BZMPOP", "0.0001", "1", "none", "MIN"}, s, out);
     CHECK(r.status == zr::exec_status::blocked);
-    CHECK(r.block.timeout_ms == 0);  // < 1 ms: forever, as in Redis
+    CHECK(r.block.timeout_ms == 1);  // < 1 ms: 1 ms, as in Redis 7.0.11 and later
     CHECK(exec(ks, {"BZPOPMIN", "k", "-1"}) == "-ERR timeout is negative\r\n");
-    CHECK(exec(ks, {"BZPOPMIN", "k", "inf"}) == "-ERR timeout is negative\r\n");
+    // past LLONG_MAX ms: Redis 7.2's answer (the keyspace's default rules; 7.0's is "negative")
+    CHECK(exec(ks, {"BZPOPMIN", "k", "inf"}) == "-ERR timeout is out of range\r\n");
     CHECK(exec(ks, {"BZPOPMIN", "k", "x"}) == "-ERR timeout is not a float or out of range\r\n");
     CHECK(exec(ks, {"BZPOPMIN", "k", " 1"}) == "-ERR timeout is not a float or out of range\r\n");
     // A session that may not block gets the timeout reply at once (as inside MULTI).

@@ -1071,3 +1071,59 @@ TEST_CASE("request parser: randomized chunking agrees with one-shot parsing", "[
         CHECK(p.idle());
     }
 }
+
+// ---------------------------------------------------------------------------------------------
+// score_syntax::fast_float (Redis >= 8.0; expectations from its fast_float_strtod + string2d /
+// zslParseRange, checked against redis-server built from unstable, which reports 255.255.255)
+// ---------------------------------------------------------------------------------------------
+
+TEST_CASE("parse_score with fast_float syntax: decimal only, out-of-range values kept", "[redis]") {
+    const auto ff = zr::score_syntax::fast_float;
+    // strtod reads hexadecimal; fast_float stops at the 'x'
+    CHECK(zr::parse_score("0x10").value_or(0) == 16.0);
+    CHECK_FALSE(zr::parse_score("0x10", ff));
+    CHECK_FALSE(zr::parse_score("0X1p3", ff));
+    CHECK_FALSE(zr::parse_score("-0x1.8p1", ff));
+    // string2d's ERANGE test never fires: overflow is +-inf, underflow +-0
+    CHECK_FALSE(zr::parse_score("1e400"));
+    CHECK(zr::parse_score("1e400", ff).value_or(0) == std::numeric_limits<double>::infinity());
+    CHECK(zr::parse_score("-1e400", ff).value_or(0) == -std::numeric_limits<double>::infinity());
+    CHECK_FALSE(zr::parse_score("1e-400"));
+    REQUIRE(zr::parse_score("-1e-400", ff));
+    CHECK(same_double(*zr::parse_score("-1e-400", ff), -0.0));
+    // fast_float's inf/nan reader takes "-" then "+"
+    CHECK_FALSE(zr::parse_score("-+inf"));
+    CHECK(zr::parse_score("-+inf", ff).value_or(0) == -std::numeric_limits<double>::infinity());
+    CHECK_FALSE(zr::parse_score("+-inf", ff));
+    CHECK_FALSE(zr::parse_score("++1", ff));
+    // what both read alike
+    for (const char* s : {"1", "+5", "-0", ".5", "5.", "1E2", "1e+2", "inf", "-Infinity", "4e-324",
+                          "1e-310", "123456789012345678901234567890"}) {
+        INFO(s);
+        REQUIRE(zr::parse_score(s, ff));
+        CHECK(same_double(*zr::parse_score(s, ff), *zr::parse_score(s)));
+    }
+    for (const char* s : {"", " 1", "1 ", "nan", "-nan", "nan(1)", "1e", "1e+", ".", "-", "+",
+                          "inf1", "infinit", "--1", "1,5"}) {
+        INFO(s);
+        CHECK_FALSE(zr::parse_score(s, ff));
+    }
+    CHECK_FALSE(zr::parse_score("1\0"sv, ff));
+}
+
+TEST_CASE("parse_score_bound with fast_float syntax: no leading blank, no hexadecimal", "[redis]") {
+    const auto ff = zr::score_syntax::fast_float;
+    CHECK(zr::parse_score_bound(" 1"));
+    CHECK_FALSE(zr::parse_score_bound(" 1", ff));
+    CHECK(zr::parse_score_bound("0x10"));
+    CHECK_FALSE(zr::parse_score_bound("0x10", ff));
+    CHECK_FALSE(zr::parse_score_bound("(0x1p-3", ff));
+    // an empty rest is still 0, bytes after a NUL still invisible, 1e400 still +inf
+    CHECK(zr::parse_score_bound("", ff));
+    CHECK(zr::parse_score_bound("(", ff));
+    CHECK(zr::parse_score_bound("1\0junk"sv, ff));
+    CHECK(zr::parse_score_bound("1e400", ff));
+    CHECK_FALSE(zr::parse_score_bound("nan", ff));
+    CHECK_FALSE(zr::parse_score_range("0", "0x10", ff));
+    CHECK(zr::parse_score_range("0", "0x10"));
+}

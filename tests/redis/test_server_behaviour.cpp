@@ -756,3 +756,127 @@ TEST_CASE("access: protected mode refuses non-loopback clients without a passwor
     CHECK(srv.ks.refusal(remote).empty());  // a password is set: AUTH protects instead
     CHECK(srv.run(c, {"INFO", "stats"}).find("rejected_connections:1") != std::string::npos);
 }
+
+// ---- server_rules: the answers of the server a keyspace follows ---------------------------------
+// Expectations from redis-server 7.0.15 (Debian) and from redis-server / valkey-server built from
+// their unstable trees (255.255.255), each against its own native sorted sets.
+
+namespace {
+zr::keyspace_options rules_of(zr::server_family family, unsigned version) {
+    zr::keyspace_options o;
+    o.rules = zr::server_rules::of(family, version);
+    return o;
+}
+}  // namespace
+
+TEST_CASE("server_rules::of: which server has which rule", "[redis][rules]") {
+    const auto redis = zr::server_family::redis, valkey = zr::server_family::valkey;
+    const auto r70 = zr::server_rules::of(redis, 0x07000f),
+               r72 = zr::server_rules::of(redis, 0x070200);
+    const auto r74 = zr::server_rules::of(redis, 0x070400),
+               r8 = zr::server_rules::of(redis, 0xffffff);
+    const auto v72 = zr::server_rules::of(valkey, 0x070204),
+               v8 = zr::server_rules::of(valkey, 0x080001);
+    CHECK(r70.scores == zr::score_syntax::strtod);
+    CHECK(r74.scores == zr::score_syntax::strtod);
+    CHECK(r8.scores == zr::score_syntax::fast_float);
+    CHECK(v8.scores == zr::score_syntax::strtod);
+    CHECK_FALSE(r72.negative_offset_from_end);
+    CHECK(r74.negative_offset_from_end);
+    CHECK_FALSE(v72.negative_offset_from_end);
+    CHECK(v8.negative_offset_from_end);
+    CHECK_FALSE(r70.timeout_overflow_is_range_error);
+    CHECK(r72.timeout_overflow_is_range_error);
+    CHECK(r70.zadd_hint == zr::zadd_encoding_hint::none);
+    CHECK(r8.zadd_hint == zr::zadd_encoding_hint::pair_count);
+    CHECK(v72.zadd_hint == zr::zadd_encoding_hint::pair_count);
+    CHECK(v8.zadd_hint == zr::zadd_encoding_hint::pair_count_and_length);
+    CHECK_FALSE(r72.scan_cursor_string2ull);
+    CHECK(r74.scan_cursor_string2ull);
+    CHECK(v8.scan_cursor_string2ull);
+    CHECK_FALSE(r70.rank_withscore);
+    CHECK(r72.rank_withscore);
+    CHECK(v72.rank_withscore);
+}
+
+TEST_CASE("server_rules: a negative LIMIT offset counts from the range's end on a skiplist",
+          "[redis][rules]") {
+    for (const bool newer : {false, true}) {
+        server srv(rules_of(zr::server_family::redis, newer ? 0x070400 : 0x07000f));
+        auto& c = srv.client();
+        srv.run(c, {"ZADD", "lp", "1", "a", "2", "b", "3", "c", "4", "d"});
+        srv.run(c, {"CONFIG", "SET", "zset-max-listpack-entries", "0"});
+        srv.run(c, {"ZADD", "sk", "1", "a", "2", "b", "3", "c", "4", "d"});
+        REQUIRE(srv.run(c, {"OBJECT", "ENCODING", "sk"}) == bulk("skiplist"));
+        REQUIRE(srv.run(c, {"OBJECT", "ENCODING", "lp"}) == bulk("listpack"));
+        const std::string none = "*0\r\n";
+        // a listpack walk steps past the end on every server
+        CHECK(srv.run(c, {"ZRANGEBYSCORE", "lp", "1", "3", "LIMIT", "-1", "5"}) == none);
+        const std::string fwd = srv.run(c, {"ZRANGEBYSCORE", "sk", "1", "3", "LIMIT", "-2", "5"});
+        const std::string rev =
+            srv.run(c, {"ZREVRANGEBYSCORE", "sk", "3", "1", "LIMIT", "-1", "5"});
+        const std::string lex =
+            srv.run(c, {"ZRANGE", "sk", "[a", "[d", "BYLEX", "LIMIT", "-3", "1"});
+        const std::string past = srv.run(c, {"ZRANGEBYSCORE", "sk", "1", "3", "LIMIT", "-4", "5"});
+        if (newer) {
+            CHECK(fwd == "*2\r\n" + bulk("b") + bulk("c"));
+            CHECK(rev == "*1\r\n" + bulk("a"));
+            CHECK(lex == "*1\r\n" + bulk("b"));
+        } else {
+            CHECK(fwd == none);
+            CHECK(rev == none);
+            CHECK(lex == none);
+        }
+        CHECK(past == none);
+    }
+}
+
+TEST_CASE("server_rules: fast_float scores, cursors, timeouts and ZADD's encoding choice",
+          "[redis][rules]") {
+    server r70(rules_of(zr::server_family::redis, 0x07000f));
+    server r8(rules_of(zr::server_family::redis, 0xffffff));
+    server v8(rules_of(zr::server_family::valkey, 0x080000));
+    auto& a = r70.client();
+    auto& b = r8.client();
+    auto& v = v8.client();
+    CHECK(r70.run(a, {"ZADD", "k", "0x10", "m"}) == integer(1));
+    CHECK(r70.run(a, {"ZRANK", "k", "m"}) == integer(0));
+    CHECK(r8.run(b, {"ZADD", "k", "0x10", "m"}) == "-ERR value is not a valid float\r\n");
+    CHECK(r8.run(b, {"ZADD", "k", "1e400", "m"}) == integer(1));
+    CHECK(r8.run(b, {"ZCOUNT", "k", " 1", "2"}) == "-ERR min or max is not a float\r\n");
+    // ZSCAN cursors
+    CHECK(r70.run(a, {"ZSCAN", "k", ""}).rfind("*2\r\n$1\r\n0\r\n", 0) == 0);
+    CHECK(r8.run(b, {"ZSCAN", "k", ""}) == "-ERR invalid cursor\r\n");
+    CHECK(r70.run(a, {"ZSCAN", "k", "-1"}).rfind("*2\r\n", 0) == 0);
+    CHECK(r8.run(b, {"ZSCAN", "k", "-1"}) == "-ERR invalid cursor\r\n");
+    CHECK(r70.run(a, {"ZSCAN", "k", " 1"}) == "-ERR invalid cursor\r\n");
+    CHECK(r8.run(b, {"ZSCAN", "k", " 1"}).rfind("*2\r\n", 0) == 0);
+    // a timeout past LLONG_MAX milliseconds
+    CHECK(r70.run(a, {"BZPOPMIN", "k", "1e400"}) == "-ERR timeout is negative\r\n");
+    CHECK(r8.run(b, {"BZPOPMIN", "k", "1e400"}) == "-ERR timeout is out of range\r\n");
+    // ZRANK ... WITHSCORE is 7.2's
+    CHECK(r70.run(a, {"ZRANK", "k", "m", "WITHSCORE"}) ==
+          "-ERR wrong number of arguments for 'zrank' command\r\n");
+    CHECK(r8.run(b, {"ZRANK", "k", "m", "WITHSCORE"}) == "*2\r\n:0\r\n" + bulk("inf"));
+    // ZADD's encoding choice: -0 passes through a listpack (an integer there) on 7.0 only
+    for (server* s : {&r70, &r8, &v8})
+        s->run(s == &r70  ? a
+               : s == &r8 ? b
+                          : v,
+               {"CONFIG", "SET", "zset-max-listpack-entries", "1"});
+    const std::vector<std::string> add = {"ZADD", "n", "-0", "x", "1", "y"};
+    r70.run(a, add);
+    r8.run(b, add);
+    CHECK(r70.run(a, {"ZSCORE", "n", "x"}) == bulk("0"));
+    CHECK(r8.run(b, {"ZSCORE", "n", "x"}) == bulk("-0"));
+    // Valkey 8 also weighs every member's length: a long second member makes a new key skiplist
+    for (server* s : {&r8, &v8})
+        s->run(s == &r8 ? b : v, {"CONFIG", "SET", "zset-max-listpack-value", "3"});
+    const std::vector<std::string> longer = {"ZADD", "w", "-0", "x", "1", "long"};
+    r8.run(b, {"CONFIG", "SET", "zset-max-listpack-entries", "5"});
+    v8.run(v, {"CONFIG", "SET", "zset-max-listpack-entries", "5"});
+    r8.run(b, longer);
+    v8.run(v, longer);
+    CHECK(r8.run(b, {"ZSCORE", "w", "x"}) == bulk("0"));
+    CHECK(v8.run(v, {"ZSCORE", "w", "x"}) == bulk("-0"));
+}

@@ -39,14 +39,25 @@ inline std::size_t count_as_size(long long count) noexcept {
 
 /// Parses a SCAN / ZSCAN cursor as Redis 7.0's parseScanCursorOrReply (strtoul(3), base 10): no
 /// leading blank, an optional sign ("-1" wraps around), digits, nothing after (bytes after a NUL
-/// are invisible, so "" is cursor 0), no overflow.
-inline std::optional<std::uint64_t> parse_scan_cursor(std::string_view arg) noexcept {
+/// are invisible, so "" is cursor 0), no overflow. With `string2ull` (server_rules::
+/// scan_cursor_string2ull) as Redis 7.4's and Valkey 8.0's string2ull: a string2ll integer,
+/// which must not be negative, or else what strtoull(3) reads in full, which now may begin with
+/// blanks (" 1" is 1, " -1" wraps around) but must not be empty ("" is refused).
+inline std::optional<std::uint64_t> parse_scan_cursor(std::string_view arg,
+                                                      bool string2ull = false) noexcept {
     const std::string_view s = zset::detail::c_string_prefix(arg);
-    if (s.empty()) return 0;
-    if (zset::detail::is_c_space(s[0])) return std::nullopt;
     std::size_t i = 0;
-    const bool negative = s[0] == '-';
-    if (s[0] == '+' || s[0] == '-') ++i;
+    if (string2ull) {
+        if (const auto ll = zset::detail::parse_int64(s))
+            return *ll < 0 ? std::nullopt
+                           : std::optional<std::uint64_t>(static_cast<std::uint64_t>(*ll));
+        while (i < s.size() && zset::detail::is_c_space(s[i])) ++i;
+    } else {
+        if (s.empty()) return 0;
+        if (zset::detail::is_c_space(s[0])) return std::nullopt;
+    }
+    const bool negative = i < s.size() && s[i] == '-';
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
     if (i == s.size()) return std::nullopt;
     std::uint64_t v = 0;
     for (; i < s.size(); ++i) {
@@ -60,10 +71,13 @@ inline std::optional<std::uint64_t> parse_scan_cursor(std::string_view arg) noex
 
 /// Parses a blocking timeout in seconds as Redis's getTimeoutFromObjectOrReply: strtold(3)
 /// over the whole argument (no leading blank, no junk, no NaN, no overflow/underflow to
-/// HUGE_VALL/0), then (long long)(seconds * 1000) where an unrepresentable product acts as
-/// LLONG_MIN (what the x86 conversion yields), negative -> "timeout is negative", and a
-/// deadline past LLONG_MAX from `now` -> "timeout is out of range". Uses the C library's
-/// strtold, so LC_NUMERIC must be "C" (Redis's own assumption). Replies the error itself.
+/// HUGE_VALL/0); then milliseconds = seconds * 1000, where more than LLONG_MAX is "timeout is
+/// out of range" when the server checks it (server_rules::timeout_overflow_is_range_error);
+/// then (long long)ceill(milliseconds), where an unrepresentable value acts as LLONG_MIN (what
+/// the x86 conversion yields), negative -> "timeout is negative", and a deadline past
+/// LLONG_MAX from `now` -> "timeout is out of range". A timeout of a fraction of a millisecond
+/// rounds up to 1 ms (Redis 7.0.11 and later). Uses the C library's strtold, so LC_NUMERIC
+/// must be "C" (Redis's own assumption). Replies the error itself.
 template <class Ctx>
 bool parse_timeout_ms(Ctx& c, std::string_view arg, long long& ms) {
     constexpr std::size_t max_chars = 5 * 1024;  // MAX_LONG_DOUBLE_CHARS
@@ -80,10 +94,13 @@ bool parse_timeout_ms(Ctx& c, std::string_view arg, long long& ms) {
         (e == ERANGE && (v == HUGE_VALL || v == -HUGE_VALL || v == 0.0L)) || e == EINVAL ||
         std::isnan(v))
         return c.out.error(errors::timeout_not_float), false;
-    const long double product = v * 1000.0;
+    const long double product = v * 1000.0L;
+    if (c.rules().timeout_overflow_is_range_error && product > static_cast<long double>(LLONG_MAX))
+        return c.out.error(errors::timeout_out_of_range), false;
+    const long double up = std::ceil(product);
     long long tval = LLONG_MIN;
-    if (product >= -9223372036854775808.0L && product < 9223372036854775808.0L)
-        tval = static_cast<long long>(product);
+    if (up >= -9223372036854775808.0L && up < 9223372036854775808.0L)
+        tval = static_cast<long long>(up);
     if (tval < 0) return c.out.error(errors::timeout_negative), false;
     if (tval > 0 && tval > LLONG_MAX - c.now_ms())
         return c.out.error(errors::timeout_out_of_range), false;
@@ -206,7 +223,7 @@ bool parse_zadd(Ctx& c, bool incr_command, zadd_request& r) {
     if (exclusive > 1) return c.out.error(errors::gt_lt_nx), false;
     if (r.incr && words > 2) return c.out.error(errors::incr_single_pair), false;
     for (std::size_t j = r.first_score; j < c.argc; j += 2) {
-        const auto v = parse_score(c[j]);
+        const auto v = parse_score(c[j], c.rules().scores);
         if (!v) return c.out.error(errors::not_a_float), false;
         r.scores.push_back(*v);
     }
@@ -280,7 +297,7 @@ bool parse_range(Ctx& c, const range_form& f, range_request& r) {
     if (r.reverse() && r.by != range_by::rank) std::swap(min, max);
     if (r.by == range_by::rank) return integer_arg(c, min, r.start) && integer_arg(c, max, r.stop);
     if (r.by == range_by::score) {
-        const auto range = parse_score_range(c[min], c[max]);
+        const auto range = parse_score_range(c[min], c[max], c.rules().scores);
         if (!range) return c.out.error(errors::minmax_not_float), false;
         r.scores = *range;
         return true;

@@ -21,6 +21,7 @@
 //   setop_input_of(key) -> optional<setop_input>      a set-operation input (sorted or plain
 //                                                     set, or missing); nullopt: wrong type
 //   zset_options(), rng(), max_random_draws()         thresholds, ZRANDMEMBER's generator and cap
+//   rules()                                           the server_rules in force (config.hpp)
 //   now_ms()                                          the command's time (blocking deadlines)
 //   may_block(), serving_other_than(key),             blocking pops: whether the caller may
 //   block_on(keys, n, timeout_ms)                     block, which key is being served, block
@@ -184,6 +185,7 @@ struct command {
     zset::options zset_options() const noexcept { return state.zset_options(); }
     std::mt19937_64& rng() noexcept { return state.rng; }
     std::size_t max_random_draws() const noexcept { return state.opts.max_random_draws; }
+    const server_rules& rules() const noexcept { return state.opts.rules; }
     long long now_ms() const noexcept { return state.now; }
     bool may_block() const noexcept { return sess.allow_blocking; }
     /// While a blocked client is served: whether `key` is not the key that became ready (its

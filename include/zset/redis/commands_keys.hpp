@@ -60,7 +60,7 @@ inline void keys(command& c) {
 
 /// SCAN cursor [MATCH pattern] [COUNT count] [TYPE type].
 inline void scan(command& c) {
-    const auto cursor = detail::parse_scan_cursor(c[1]);
+    const auto cursor = detail::parse_scan_cursor(c[1], c.rules().scan_cursor_string2ull);
     if (!cursor) return c.out.error(errors::invalid_cursor);
     detail::scan_options o;
     if (!detail::parse_scan_options(c, 2, true, o)) return;

@@ -61,7 +61,7 @@ void zcard(Ctx& c) {
 /// ZCOUNT key min max.
 template <class Ctx>
 void zcount(Ctx& c) {
-    const auto range = parse_score_range(c[2], c[3]);
+    const auto range = parse_score_range(c[2], c[3], c.rules().scores);
     if (!range) return c.out.error(errors::minmax_not_float);
     const auto z = c.find_zset(c[1]);
     if (c.wrongtype(z)) return;
@@ -81,7 +81,8 @@ void zlexcount(Ctx& c) {
 /// ZRANK / ZREVRANK key member [WITHSCORE].
 template <class Ctx>
 void zrank_generic(Ctx& c, detail::range_order order) {
-    if (c.argc > 4) return c.out.error(errors::wrong_arity(c.spec->name));
+    if (c.argc > (c.rules().rank_withscore ? 4u : 3u))
+        return c.out.error(errors::wrong_arity(c.spec->name));
     if (c.argc == 4 && !c.is(3, "withscore")) return c.out.error(errors::syntax);
     const bool withscore = c.argc == 4;
     const auto z = c.find_zset(c[1]);
@@ -106,15 +107,35 @@ void zrevrank(Ctx& c) {
 
 namespace detail {
 
-/// Calls f(view) with the view of `s` the request selects (rank, score or lex; either order).
+/// The LIMIT a score or lex range of `s` is walked with. A negative offset selects nothing,
+/// unless the server counts it back from the end of the range on a skiplist-encoded key
+/// (server_rules::negative_offset_from_end): then it becomes that element's position from the
+/// start of the range in walking order (still negative, so nothing, when the range is shorter).
+template <class Set>
+zset::limit range_limit(const Set& s, const range_request& r, const server_rules& rules) {
+    zset::limit lim = r.lim;
+    if (lim.offset >= 0 || !rules.negative_offset_from_end ||
+        s.encoding() == zset::encoding::listpack)
+        return lim;
+    const std::size_t in_range = r.by == range_by::score ? s.count(r.scores) : s.lex_count(r.lex);
+    lim.offset += static_cast<long long>(in_range);
+    return lim;
+}
+
+/// Calls f(view) with the view of `s` the request selects (rank, score or lex; either order),
+/// under the server's rules.
 template <class Set, class F>
-void with_range(const Set& s, const range_request& r, F&& f) {
+void with_range(const Set& s, const range_request& r, const server_rules& rules, F&& f) {
     switch (r.by) {
-    case range_by::score:
-        return r.reverse() ? f(s.rev_range_by_score(r.scores, r.lim))
-                           : f(s.range_by_score(r.scores, r.lim));
-    case range_by::lex:
-        return r.reverse() ? f(s.rev_range_by_lex(r.lex, r.lim)) : f(s.range_by_lex(r.lex, r.lim));
+    case range_by::score: {
+        const zset::limit lim = range_limit(s, r, rules);
+        return r.reverse() ? f(s.rev_range_by_score(r.scores, lim))
+                           : f(s.range_by_score(r.scores, lim));
+    }
+    case range_by::lex: {
+        const zset::limit lim = range_limit(s, r, rules);
+        return r.reverse() ? f(s.rev_range_by_lex(r.lex, lim)) : f(s.range_by_lex(r.lex, lim));
+    }
     default:
         return r.reverse() ? f(s.rev_range_by_rank(r.start, r.stop))
                            : f(s.range_by_rank(r.start, r.stop));
@@ -142,13 +163,14 @@ void range_generic(Ctx& c, const range_form& f) {
     if (z.missing()) return f.store ? store_nothing(c, c[1]) : c.out.array(0);
     if (c.wrongtype(z)) return;
     if (!f.store) {
-        return with_range(*z.value, r, [&](const auto& view) {
+        return with_range(*z.value, r, c.rules(), [&](const auto& view) {
             c.out.scored_header(view.size(), r.withscores);
             for (const auto& e : view) c.out.scored_element(e.member, e.score, r.withscores);
         });
     }
     typename Ctx::zset_type built;
-    with_range(*z.value, r, [&](const auto& view) { built = range_result(c, view, r.by); });
+    with_range(*z.value, r, c.rules(),
+               [&](const auto& view) { built = range_result(c, view, r.by); });
     store_set(c, c[1], std::move(built));
 }
 
@@ -250,7 +272,7 @@ void zrandmember(Ctx& c) {
 /// ZSCAN key cursor [MATCH pattern] [COUNT count].
 template <class Ctx>
 void zscan(Ctx& c) {
-    const auto cursor = detail::parse_scan_cursor(c[2]);
+    const auto cursor = detail::parse_scan_cursor(c[2], c.rules().scan_cursor_string2ull);
     if (!cursor) return c.out.error(errors::invalid_cursor);
     const auto z = c.find_zset(c[1]);
     if (z.missing()) {

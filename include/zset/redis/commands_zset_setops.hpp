@@ -68,7 +68,7 @@ bool parse_setop_options(Ctx& c, const setop_form& f, std::size_t j, std::size_t
         const std::size_t remaining = c.argc - j;
         if (weighted && remaining >= n + 1 && c.is(j, "weights")) {
             for (++j; o.weights.size() < n; ++j) {
-                const auto w = parse_score(c[j]);
+                const auto w = parse_score(c[j], c.rules().scores);
                 if (!w) return c.out.error(errors::weight_not_float), false;
                 o.weights.push_back(*w);
             }

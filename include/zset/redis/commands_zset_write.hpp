@@ -44,6 +44,35 @@ bool zadd_increment(Ctx& c, Set& s, const zadd_request& r, std::optional<double>
     return true;
 }
 
+/// Converts a listpack-mode set to skiplist mode now, with room for `size_hint` elements.
+template <class Set>
+void convert_to_skiplist(Set& s, const zset::options& o, std::size_t size_hint) {
+    if (s.encoding() == zset::encoding::skiplist) return;
+    zset::options forced = o;
+    forced.max_listpack_entries = 0;  // reserve() then converts whatever the set holds
+    s.set_options(forced);
+    s.reserve(std::max(size_hint, s.size() + 1));
+    s.set_options(o);
+}
+
+/// ZADD's encoding choice before it adds (server_rules::zadd_hint), for `r`'s pairs on `s`,
+/// which the command has just created when `created`.
+template <class Ctx, class Set>
+void apply_zadd_hint(Ctx& c, Set& s, const zadd_request& r, bool created) {
+    const zadd_encoding_hint hint = c.rules().zadd_hint;
+    if (hint == zadd_encoding_hint::none || s.encoding() == zset::encoding::skiplist) return;
+    const zset::options o = c.zset_options();
+    std::size_t longest = 0;
+    if (hint == zadd_encoding_hint::pair_count_and_length) {
+        for (std::size_t j = 0; j < r.scores.size(); ++j)
+            longest = std::max(longest, r.member(c, j).size());
+    } else if (created) {
+        longest = r.member(c, 0).size();
+    }
+    if (r.scores.size() > o.max_listpack_entries || longest > o.max_listpack_value)
+        convert_to_skiplist(s, o, r.scores.size());
+}
+
 }  // namespace detail
 
 /// ZADD key [NX|XX] [GT|LT] [CH] [INCR] score member ... ; ZINCRBY is zadd_generic(c, true).
@@ -58,6 +87,7 @@ void zadd_generic(Ctx& c, bool incr_command) {
     if (c.wrongtype(existing)) return;
     if (existing.missing() && xx) return r.incr ? c.out.null() : c.out.integer(0);
     set_type& s = *detail::zset_for_write(c, key, true);
+    detail::apply_zadd_hint(c, s, r, existing.missing());
     // If an insertion throws (std::bad_alloc), a key created here must not stay empty.
     struct empty_key_guard {
         Ctx& c;
@@ -117,7 +147,7 @@ void zremrange(Ctx& c, detail::range_by by) {
         !(detail::integer_arg(c, 2, r.start) && detail::integer_arg(c, 3, r.stop)))
         return;
     if (by == detail::range_by::score) {
-        const auto range = parse_score_range(min, max);
+        const auto range = parse_score_range(min, max, c.rules().scores);
         if (!range) return c.out.error(errors::minmax_not_float);
         r.scores = *range;
     } else if (by == detail::range_by::lex) {

@@ -31,6 +31,72 @@ enum class debug_access { no, yes, local };
 /// The plain-set encoding rules of a Redis version (keyspace_options::set_encodings).
 enum class set_encoding_rules { redis_7_2, redis_7_0 };
 
+/// A server family whose answers a keyspace or the module follows (server_rules::of).
+enum class server_family : unsigned char { redis, valkey };
+
+/// How ZADD / ZINCRBY choose a key's encoding before adding (server_rules::zadd_hint).
+enum class zadd_encoding_hint : unsigned char {
+    /// Redis 7.0: a new key starts in the encoding its first member needs; a key converts only
+    /// as members are added.
+    none,
+    /// Redis 7.2 and later, Valkey 7.2: a new key starts in skiplist encoding when the pairs
+    /// outnumber zset-max-listpack-entries or the first member is longer than
+    /// zset-max-listpack-value; a listpack key converts first when the pairs outnumber it.
+    pair_count,
+    /// Valkey 8.0 and later: as pair_count, but for new and existing keys alike, and with the
+    /// longest member of all pairs against zset-max-listpack-value.
+    pair_count_and_length,
+};
+
+/// Where Redis versions and Valkey answer the commands this layer serves differently: the
+/// answers of one server. Handlers read them through their context (command.hpp, rules()):
+/// the keyspace's from keyspace_options::rules, the module's from what it detects at load.
+/// (Double replies and plain-set encodings differ too: keyspace_options::double_format and
+/// set_encodings, which the reply sink and the set values read.)
+struct server_rules {
+    /// How scores (ZADD, ZINCRBY, WEIGHTS) and score-range bounds are read: strtod(3) before
+    /// Redis 8.0 and in Valkey; fast_float from Redis 8.0 on (numbers.hpp, score_syntax).
+    score_syntax scores = score_syntax::strtod;
+    /// LIMIT with a negative offset (ZRANGEBYSCORE, ZRANGEBYLEX and their REV and ZRANGE /
+    /// ZRANGESTORE forms). false: nothing is selected (Redis before 7.4, Valkey before 8.0).
+    /// true (Redis 7.4 and later, Valkey 8.0 and later): on a skiplist-encoded key the offset
+    /// counts back from the end of the range in the walking order (-1: its last element), so
+    /// the command selects from that element on; on a listpack-encoded key nothing is selected
+    /// still. (Those servers find the first element of a skiplist range by rank, taking a
+    /// negative rank from the range's end, while their listpack walk steps past the end.)
+    bool negative_offset_from_end = false;
+    /// BZPOPMIN / BZPOPMAX / BZMPOP: a timeout of more than LLONG_MAX milliseconds is "ERR
+    /// timeout is out of range" (Redis 7.2 and later, Valkey); before 7.2 the conversion
+    /// overflows and the reply is "ERR timeout is negative".
+    bool timeout_overflow_is_range_error = true;
+    /// SCAN / ZSCAN cursors: strtoul(3) with no leading blank ("" is 0, "-1" wraps around) before
+    /// Redis 7.4 and Valkey 8.0; string2ull from then on (arguments.hpp, parse_scan_cursor).
+    bool scan_cursor_string2ull = false;
+    /// ZRANK / ZREVRANK ... WITHSCORE (Redis 7.2 and later, Valkey); before, the commands take
+    /// exactly key and member, and more is "ERR wrong number of arguments".
+    bool rank_withscore = true;
+    /// ZADD's encoding choice before it adds. Visible in OBJECT ENCODING, and in scores: a
+    /// listpack stores an integral score as an integer, so -0 added to a listpack reads back 0.
+    zadd_encoding_hint zadd_hint = zadd_encoding_hint::pair_count;
+
+    /// The rules of `family` at `version`, written as RedisModule_GetServerVersion gives it
+    /// (0x00MMmmpp; Valkey gives its own version, an unstable build 255.255.255).
+    static constexpr server_rules of(server_family family, unsigned version) noexcept {
+        server_rules r;
+        const bool valkey = family == server_family::valkey;
+        r.scores =
+            !valkey && version >= 0x080000u ? score_syntax::fast_float : score_syntax::strtod;
+        r.negative_offset_from_end = version >= (valkey ? 0x080000u : 0x070400u);
+        r.scan_cursor_string2ull = r.negative_offset_from_end;
+        r.rank_withscore = valkey || version >= 0x070200u;
+        r.timeout_overflow_is_range_error = valkey || version >= 0x070200u;
+        r.zadd_hint = valkey && version >= 0x080000u   ? zadd_encoding_hint::pair_count_and_length
+                      : valkey || version >= 0x070200u ? zadd_encoding_hint::pair_count
+                                                       : zadd_encoding_hint::none;
+        return r;
+    }
+};
+
 /// CPU time and memory of the process hosting a keyspace, as its server measures them (the
 /// library itself uses standard C++ only): INFO's cpu section and used_memory_rss.
 struct process_usage {
@@ -97,6 +163,9 @@ struct keyspace_options {
     std::uint64_t random_seed = 0x7a7365745f6b73ull;
     /// Version reported by HELLO and INFO.
     std::string server_version = "7.2.0";
+    /// Whose answers the commands give where servers differ (default: Redis 7.2's, the
+    /// version reported).
+    server_rules rules = server_rules::of(server_family::redis, 0x070200u);
     /// Largest number of draws ZRANDMEMBER with a negative count may make (its reply size is
     /// otherwise unbounded); above it the command fails with "ERR value is out of range".
     std::size_t max_random_draws = std::size_t{1} << 24;

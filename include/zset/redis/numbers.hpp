@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -141,7 +142,98 @@ inline strtod_result c_strtod(std::string_view s) {
     return r;
 }
 
+/// How many bytes of `s` the fast_float library's from_chars (general format, built with a
+/// leading '+' allowed, as Redis builds it) consumes, up to the first NUL (Redis hands it a
+/// NUL-terminated string); 0 when it converts nothing. `infnan` is set when what it consumed is
+/// an infinity or a NaN rather than a decimal number. The grammar: an optional sign, digits
+/// with an optional '.' and fraction (at least one digit in all), then an exponent when 'e' or
+/// 'E' is followed by an optional sign and a digit (otherwise the 'e' is not consumed); failing
+/// that, an optional '-', an optional '+', then "nan" (with an optional "(chars)") or "inf" /
+/// "infinity" in any case. No leading blanks, no hexadecimal. Complexity O(|s|). No-throw.
+inline std::size_t fast_float_length(std::string_view s, bool& infnan) noexcept {
+    s = c_string_prefix(s);
+    const std::size_t n = s.size();
+    const auto digit = [&](std::size_t k) { return k < n && s[k] >= '0' && s[k] <= '9'; };
+    infnan = false;
+    std::size_t p = 0;
+    if (p < n && (s[p] == '-' || s[p] == '+')) ++p;
+    std::size_t digits = 0;
+    while (digit(p)) ++p, ++digits;
+    if (p < n && s[p] == '.') {
+        ++p;
+        while (digit(p)) ++p, ++digits;
+    }
+    if (digits > 0) {
+        if (p < n && (s[p] == 'e' || s[p] == 'E')) {
+            std::size_t q = p + 1;
+            if (q < n && (s[q] == '-' || s[q] == '+')) ++q;
+            if (digit(q)) {
+                while (digit(q)) ++q;
+                p = q;
+            }
+        }
+        return p;
+    }
+    // Not a number: an infinity or a NaN, where the sign may be "-", "+" or "-+".
+    p = 0;
+    if (p < n && s[p] == '-') ++p;
+    if (p < n && s[p] == '+') ++p;
+    using zset::detail::ascii_iequals;
+    if (n - p < 3) return 0;
+    if (ascii_iequals(s.substr(p, 3), "nan")) {
+        infnan = true;
+        p += 3;
+        if (p < n && s[p] == '(') {
+            for (std::size_t q = p + 1; q < n; ++q) {
+                const char c = s[q];
+                if (c == ')') return q + 1;
+                const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                                  (c >= '0' && c <= '9') || c == '_';
+                if (!word) break;
+            }
+        }
+        return p;
+    }
+    if (!ascii_iequals(s.substr(p, 3), "inf")) return 0;
+    infnan = true;
+    if (n - p >= 8 && ascii_iequals(s.substr(p + 3, 5), "inity")) return p + 8;
+    return p + 3;
+}
+
+/// fast_float's conversion of `s` (fast_float_length): the consumed count and the value, which
+/// for a decimal number is the correctly rounded double strtod(3) also gives (+-inf past the
+/// largest double, +-0 below the smallest denormal; fast_float reports these as out of range,
+/// which Redis's callers do not check). erange is never set.
+inline strtod_result fast_float_strtod(std::string_view s) {
+    bool infnan = false;
+    const std::size_t used = fast_float_length(s, infnan);
+    strtod_result r;
+    if (used == 0) return r;
+    r.consumed = used;
+    if (!infnan) {
+        r.value = c_strtod(s.substr(0, used)).value;
+        return r;
+    }
+    const bool negative = s[0] == '-';
+    const char letter = s[s[0] == '-' || s[0] == '+' ? (s[1] == '+' ? 2 : 1) : 0];
+    const double v = letter == 'n' || letter == 'N' ? std::numeric_limits<double>::quiet_NaN()
+                                                    : std::numeric_limits<double>::infinity();
+    r.value = negative ? -v : v;
+    return r;
+}
+
 }  // namespace detail
+
+/// How a server reads a score or a score-range bound (server_rules::scores in config.hpp).
+enum class score_syntax : unsigned char {
+    /// strtod(3) in the "C" locale (Redis before 8.0, Valkey): decimal and hexadecimal forms;
+    /// see parse_score and parse_score_bound for the checks around it.
+    strtod,
+    /// The fast_float library (Redis 8.0 and later): decimal forms only (detail::
+    /// fast_float_length), never a leading blank; a score out of the double range is kept as
+    /// +-inf or +-0, since fast_float signals it without the ERANGE string2d tests.
+    fast_float,
+};
 
 /// Parses a score as Redis `string2d` / `getDoubleFromObject` (ZADD, ZINCRBY, WEIGHTS).
 /// Accepts exactly what strtod(3) accepts in the "C" locale when it consumes the whole string:
@@ -152,9 +244,18 @@ inline strtod_result c_strtod(std::string_view s) {
 /// Returns nullopt on rejection (reply errors::not_a_float, or errors::weight_not_float for
 /// WEIGHTS). Complexity O(|s|). Allocates only for inputs of 128 bytes or more (may throw
 /// std::bad_alloc).
-inline std::optional<double> parse_score(std::string_view s) {
+/// With score_syntax::fast_float (Redis 8.0 and later): what detail::fast_float_length reads,
+/// consuming the whole string, not NaN; "0x10" and "1e400 " are rejected, "1e400" is +inf,
+/// "1e-400" is 0 and "-+inf" is -inf.
+inline std::optional<double> parse_score(std::string_view s,
+                                         score_syntax syntax = score_syntax::strtod) {
     if (s.empty() || detail::is_c_space(s[0])) {
         return std::nullopt;
+    }
+    if (syntax == score_syntax::fast_float) {
+        const detail::strtod_result f = detail::fast_float_strtod(s);
+        if (f.consumed != s.size() || std::isnan(f.value)) return std::nullopt;
+        return f.value;
     }
     const detail::strtod_result r = detail::c_strtod(s);
     if (r.consumed != s.size() || std::isnan(r.value)) {
@@ -173,12 +274,16 @@ inline std::optional<double> parse_score(std::string_view s) {
 /// NaN, it also accepts: leading whitespace (" 1"), an empty rest ("" is inclusive 0, "(" is
 /// exclusive 0), anything after an embedded NUL ("1\0x" is 1), and out-of-range values
 /// ("1e400" is +inf, "1e-400" is 0). Rejected: trailing bytes ("1 ", "1e", "((1"), NaN.
-/// Returns nullopt on rejection (reply errors::minmax_not_float).
+/// Returns nullopt on rejection (reply errors::minmax_not_float). With score_syntax::fast_float
+/// the number is read by detail::fast_float_strtod, so a leading blank and hexadecimal forms
+/// are rejected too, while "", "(" and anything after a NUL still pass.
 /// Complexity O(|s|). Allocates only for inputs of 128 bytes or more (may throw std::bad_alloc).
-inline std::optional<zset::score_bound<double>> parse_score_bound(std::string_view s) {
+inline std::optional<zset::score_bound<double>>
+parse_score_bound(std::string_view s, score_syntax syntax = score_syntax::strtod) {
     const bool exclusive = !s.empty() && s[0] == '(';
     if (exclusive) s.remove_prefix(1);
-    const detail::strtod_result r = detail::c_strtod(s);
+    const detail::strtod_result r =
+        syntax == score_syntax::fast_float ? detail::fast_float_strtod(s) : detail::c_strtod(s);
     if ((r.consumed != s.size() && s[r.consumed] != '\0') || std::isnan(r.value))
         return std::nullopt;
     return exclusive ? zset::score_bound<double>::exclusive_of(r.value)
@@ -187,11 +292,12 @@ inline std::optional<zset::score_bound<double>> parse_score_bound(std::string_vi
 
 /// Parses ZRANGEBYSCORE's `min max` (both with parse_score_bound); nullopt when either is
 /// rejected (reply errors::minmax_not_float). Complexity O(|min| + |max|).
-inline std::optional<zset::score_range<double>> parse_score_range(std::string_view min,
-                                                                  std::string_view max) {
-    const auto lo = parse_score_bound(min);
+inline std::optional<zset::score_range<double>>
+parse_score_range(std::string_view min, std::string_view max,
+                  score_syntax syntax = score_syntax::strtod) {
+    const auto lo = parse_score_bound(min, syntax);
     if (!lo) return std::nullopt;
-    const auto hi = parse_score_bound(max);
+    const auto hi = parse_score_bound(max, syntax);
     if (!hi) return std::nullopt;
     zset::score_range<double> r = zset::score_range<double>::all();
     r.min = *lo;
