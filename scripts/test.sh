@@ -62,9 +62,12 @@ gcc_leg_config=(-DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release
     -DZSET_TEST_UNIT_FLAGS=-O1)
 # Its ctest runs one test more than ZSET_JOBS at once: the longest (the module's cluster tests)
 # spend much of their time waiting for servers (96 -> 86 s of the leg, measured).
+# Then a sample of the unit test cases, each run alone (tools/run_cases_alone.py, seeded by the
+# commit and printing its seed): none may depend on another case or make no assertion.
 leg_gcc() {
     local ctest_jobs=$((ZSET_JOBS + 1))
-    configure_build_test "$b"/ci-gcc "${gcc_leg_config[@]}"
+    configure_build_test "$b"/ci-gcc "${gcc_leg_config[@]}" &&
+        python3 tools/run_cases_alone.py "$b"/ci-gcc/tests/zset_tests --sample 100 -j "$ZSET_JOBS"
 }
 
 leg_clang() {
