@@ -58,10 +58,13 @@ configure_build_test() {
 # warns about things -O2 never shows it); the asan leg compiles the test files one by one, so a
 # file that does not compile alone still fails a default run. The gcc leg's ctest runs one test
 # more than ZSET_JOBS at once: the longest (the module's cluster tests) spend much of their time
-# waiting for servers.
+# waiting for servers. Then a sample of the unit test cases, each run alone
+# (tools/run_cases_alone.py, seeded by the commit and printing its seed): none may depend on
+# another case or make no assertion.
 leg_gcc() {
     local ctest_jobs=$((ZSET_JOBS + 1))
-    configure_build_test "$b"/ci-gcc --preset ci-gcc
+    configure_build_test "$b"/ci-gcc --preset ci-gcc &&
+        python3 tools/run_cases_alone.py "$b"/ci-gcc/tests/zset_tests --sample 100 -j "$ZSET_JOBS"
 }
 
 leg_clang() {

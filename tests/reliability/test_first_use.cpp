@@ -3,7 +3,7 @@
 //  * A Member whose copy constructor throws on the k-th copy: for every k until the operation
 //    succeeds, batch add, single add and increment (both encodings, and across the conversion)
 //    throw, and the set validate()s and holds exactly what it held before. On success the
-//    copies per pair are counted (printed by the summary test case) and bounded.
+//    Member copies the operation made are counted and bounded.
 //  * Scores given as another arithmetic type are checked: an integral Score refuses fractions,
 //    NaN and out-of-range values with zset::error, in every entry point, changing nothing.
 //  * `{lo, hi}` is the closed range [lo, hi] (no brace elision into an exclusive flag).
@@ -18,7 +18,6 @@
 #include <limits>
 #include <map>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -90,12 +89,6 @@ fragile_set fragile_ids(std::int64_t n) {
     fragile_set s;
     for (std::int64_t i = 0; i < n; ++i) s.add(fragile(i), static_cast<double>(i));
     return s;
-}
-
-/// Copies per element of the successful run of each workload, for the summary.
-std::map<std::string, double>& copies_per_element() {
-    static std::map<std::string, double> table;
-    return table;
 }
 
 /// Runs `op` on a copy of `start` with the k-th Member copy throwing, for k = 0, 1, ... until
@@ -219,8 +212,7 @@ TEST_CASE("api safety: a throwing Member copy in a batch add changes nothing", "
         sweep_copy_failures(start, [&](fragile_set& s) { s.add(batch.begin(), batch.end()); });
     CHECK(result.encoding() == workload.after);
     CHECK(contents(result) == expected_after(start, batch));
-    const auto distinct = static_cast<double>(workload.updates + workload.added);
-    copies_per_element()[workload.name] = static_cast<double>(copies) / distinct;
+    CAPTURE(copies);
     // Each distinct member is copied once into the set: a new one where it goes, an updated
     // one beside its old copy. A listpack-mode batch works on a copy of the whole set (and a
     // converting one builds the skiplist from it), which costs one copy per member held.
@@ -266,16 +258,9 @@ TEST_CASE("api safety: a throwing Member copy in add / increment changes nothing
         CHECK(status == (update ? zset::add_status::updated : zset::add_status::added));
     CHECK(result.score(member) == (op.increment && op.id < op.set_size ? 1007.5 : 1000.5));
     CHECK(result.size() == static_cast<std::size_t>(op.set_size) + (op.id < op.set_size ? 0u : 1u));
-    copies_per_element()[std::string("single ") + op.name] = static_cast<double>(copies);
+    CAPTURE(copies);
     // one copy for the member's record; converting copies every member once more
     CHECK(copies <= (op.set_size == 128 ? 129u : 1u));
-}
-
-TEST_CASE("api safety: Member copies per element (summary)", "[api-safety]") {
-    std::ostringstream out;
-    for (const auto& [name, copies] : copies_per_element()) out << "\n  " << name << ": " << copies;
-    WARN("Member copies per distinct member of a successful operation:" << out.str());
-    SUCCEED();
 }
 
 // ---- (b) integral scores refuse what they cannot hold -------------------------------------------

@@ -77,7 +77,7 @@ TEST_CASE("NaN is never stored; infinities are", "[add]") {
     REQUIRE(s.validate());
 }
 
-TEST_CASE("-0 and +0 are equal scores; changing one to the other is not an update", "[add]") {
+TEST_CASE("scores -0 and +0 are equal; changing one to the other is not an update", "[add]") {
     zset::sorted_set<> s;
     REQUIRE(s.add("z", -0.0) == add_status::added);
     REQUIRE_FALSE(std::signbit(*s.score("z")));  // a listpack stores -0 as 0, like Redis
