@@ -298,14 +298,18 @@ def roundtrip_table(res):
                                          res["requests"], res["rounds"], res["loadavg_start"][0],
                                          res["loadavg_end"][0]), "",
              "| command | native key, drop-in off | native key through the module "
-             "(RedisModule_Call) | module key | via module / native | module key / native |",
-             "|---|---|---|---|---|---|"]
+             "(RedisModule_Call) | module key | via module / native, per round: median (range) "
+             "| module key / native, per round |", "|---|---|---|---|---|---|"]
+
+    def paired(a, b):  # the ratio within each round (its variants ran back to back)
+        rs = sorted(x / y for x, y in zip(a["all"], b["all"]))
+        return "%.2f (%.2f-%.2f)" % (rs[len(rs) // 2], rs[0], rs[-1])
+
     for r in res["rows"]:
         n, v, m = r["native"], r["via module"], r["module key"]
-        lines.append("| %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.2f | %.2f |"
+        lines.append("| %s | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %.0f (%.0f-%.0f) | %s | %s |"
                      % (r["name"], n["median"], n["min"], n["max"], v["median"], v["min"],
-                        v["max"], m["median"], m["min"], m["max"], v["median"] / n["median"],
-                        m["median"] / n["median"]))
+                        v["max"], m["median"], m["min"], m["max"], paired(v, n), paired(m, n)))
     return "\n".join(lines) + "\n"
 
 

@@ -188,11 +188,38 @@ def markdown(rows):
     for r in rows:
         if r.get("check") is None:
             continue
-        out.append("| %s | %s × %s | %.1f | %.1f / %.1f | %.1f / %.1f | %.2f (%.2f) | %.1f / %.1f"
-                   " (%.1f) |" % (r["server"], "{:,}".format(r["keys"]), r["members"], r["F"],
+        out.append("| %s | %s × %s, %s | %.1f | %.1f / %.1f | %.1f / %.1f | %.2f (%.2f) | %.1f / %.1f"
+                   " (%.1f) |" % (r["server"], "{:,}".format(r["keys"]), r["members"], r["desc"],
+                                  r["F"],
                                   r["lp_bytes"], r["lp_class"], r["block_bytes"],
                                   r["block_class"], r["check"], r["today"], r["blob_bytes"],
                                   r["blob_class"], r["blob32_class"]))
+    return "\n".join(out) + "\n"
+
+
+def sweep(F=73.7):
+    """Beyond the issue's shapes: every size 1..128 at a few member lengths and score kinds,
+    redis-server 7.0's listpack against the best estimated design (compact + one allocation +
+    f32 doubles), both with Redis's per-key cost F (it cancels but for the ratio). Seeded."""
+    import random
+    rnd = random.Random(5)
+    kinds = [("integers 0..99", lambda j: str(j % 100)),
+             ("unix times", lambda j: str(1_700_000_000 + rnd.randrange(31_536_000))),
+             ("j×1.5", lambda j: repr(j * 1.5)), ("random doubles", lambda j: repr(rnd.random()))]
+    out = ["| scores | member bytes | worst ratio (n) | sizes n in 1..128 above 1.0x |",
+           "|---|---|---|---|"]
+    for kind, score in kinds:
+        for length in (2, 8, 13, 20, 36, 60):
+            above, worst = 0, (0.0, 0)
+            for n in range(1, 129):
+                elems = [(("m%d" % j) if length <= 3 else
+                          "x" * (length - len(str(j))) + str(j), score(j)) for j in range(n)]
+                r = (F + 16 + jemalloc_class(blob_bytes(elems, True))) / \
+                    (F + jemalloc_class(lp_bytes(elems, False)))
+                above += r > 1.0
+                worst = max(worst, (r, n))
+            out.append("| %s | %d | %.3f (n=%d) | %d of 128 |" % (kind, length, worst[0], worst[1],
+                                                                 above))
     return "\n".join(out) + "\n"
 
 
@@ -202,6 +229,7 @@ def main():
     ap.add_argument("--measured", action="append", required=True)
     ap.add_argument("--sample", type=int, default=2000)
     ap.add_argument("--md")
+    ap.add_argument("--sweep", action="store_true", help="also the sizes 1..128 (sweep())")
     ap.add_argument("--json")
     args = ap.parse_args()
     measured = []
@@ -210,6 +238,9 @@ def main():
             measured.append(json.load(f))
     rows = estimate(args.probe, measured, args.sample)
     text = markdown(rows)
+    if args.sweep:
+        text += "\nCompact + one allocation + f32 doubles against 7.0's listpack, every size:\n\n"
+        text += sweep()
     print(text)
     if args.md:
         with open(args.md, "w") as f:
