@@ -76,8 +76,8 @@ inline std::optional<std::uint64_t> parse_scan_cursor(std::string_view arg,
 /// then (long long)ceill(milliseconds), where an unrepresentable value acts as LLONG_MIN (what
 /// the x86 conversion yields), negative -> "timeout is negative", and a deadline past
 /// LLONG_MAX from `now` -> "timeout is out of range". A timeout of a fraction of a millisecond
-/// rounds up to 1 ms (Redis 7.0.11 and later). Uses the C library's strtold, so LC_NUMERIC
-/// must be "C" (Redis's own assumption). Replies the error itself.
+/// rounds up to a whole millisecond, as Redis 7.0.11 and later do. Uses the C library's strtold, so
+/// LC_NUMERIC must be "C" (Redis's own assumption). Replies the error itself.
 template <class Ctx>
 bool parse_timeout_ms(Ctx& c, std::string_view arg, long long& ms) {
     constexpr std::size_t max_chars = 5 * 1024;  // MAX_LONG_DOUBLE_CHARS

@@ -7,7 +7,7 @@
 // header fields (capacity, area, used) read from the block itself.
 //
 // Build and run (no CMake target: a measurement aid for issue 64):
-//   g++ -std=c++17 -O2 -DNDEBUG -I include bench/shapes_probe.cpp -o build/shapes_probe
+//   g++ -std=c++17 -O2 -DNDEBUG -I include bench/probes/shapes_probe.cpp -o build/shapes_probe
 //   (-DNDEBUG as the module: without it the set carries checked mode's counter, 8 bytes)
 //   build/shapes_probe            # the breakdown of 10 and 100 members
 //   build/shapes_probe --keys < keys.tsv   # block bytes of each key (shapes_estimate.py)
@@ -26,8 +26,8 @@
 
 namespace {
 
-std::map<void*, std::size_t> g_live;       // pointer -> bytes asked
-std::vector<std::size_t> g_allocations;    // every allocation's size, in order
+std::map<void*, std::size_t> g_live;     // pointer -> bytes asked
+std::vector<std::size_t> g_allocations;  // every allocation's size, in order
 
 template <class T>
 struct counting_allocator {
@@ -76,8 +76,8 @@ struct header_fields {
 
 void report(const char* what, const value& s) {
     std::size_t asked = 0, classed = 0;
-    std::printf("%s: size %zu, sizeof(value) %zu (class %zu), memory_usage() %zu\n", what,
-                s.size(), sizeof(value), jemalloc_class(sizeof(value)), s.memory_usage());
+    std::printf("%s: size %zu, sizeof(value) %zu (class %zu), memory_usage() %zu\n", what, s.size(),
+                sizeof(value), jemalloc_class(sizeof(value)), s.memory_usage());
     for (const auto& [p, n] : g_live) {
         header_fields h{};
         std::memcpy(&h, p, sizeof h);
@@ -114,7 +114,6 @@ void one_by_one(int n, const char* prefix, bool integral) {
         report("  the same pairs in one batch add (the C++ API; the module adds one by one)", t);
     }
 }
-
 
 /// --keys: reads keys from stdin, one "member<TAB>score" line an element and an empty line after
 /// each key, builds each as the module does (one add a pair) and prints a line a key: the
