@@ -34,7 +34,7 @@
 #include <vector>
 
 #include "fuzz_input.hpp"
-#include "module_type.hpp"
+#include "type.hpp"
 #include <zset/detail/dump/codec.hpp>
 
 namespace {

@@ -6,10 +6,10 @@
 // runs before each command — from clients, inside MULTI, from Lua's redis.call, and in the
 // stream a replica receives — and renames the sorted-set commands (the Z* family and the BZ*
 // pops) to their ZSET.<name>, and the generic commands whose answer depends on the type (TYPE,
-// OBJECT ENCODING, DUMP, RESTORE) to the module's forms of them (module_generic.hpp). The
+// OBJECT ENCODING, DUMP, RESTORE) to the module's forms of them (generic_commands.hpp). The
 // module's own RedisModule_Call()s are not filtered (NOSELF): that is how a command meeting one
 // of Redis's own sorted sets (written before the switch, or by GEOADD) hands it to Redis's
-// implementation (module_command.hpp, find_zset).
+// implementation (command_context.hpp, find_zset).
 //
 // A command whose argument count Redis would refuse is left as it is, so Redis's own error
 // names it as the client wrote it. So is one the client's ACL user may not run as sent, or may
@@ -27,9 +27,9 @@
 #include <string_view>
 
 #include "acl.hpp"
-#include "module_commands.hpp"
-#include "module_state.hpp"
+#include "commands.hpp"
 #include "redis_module_api.hpp"
+#include "state.hpp"
 #include <zset/detail/redis_text.hpp>
 
 namespace zset::module {

@@ -572,7 +572,7 @@ inline int (*SetCommandACLCategories)(Command* cmd, const char* categories) = nu
 // no @zset, only the native categories above.
 inline int (*AddACLCategory)(Ctx* ctx, const char* name) = nullptr;
 // 7.2: the client whose command a filter sees. Without it drop-in mode checks the native
-// command's rights when the ZSET.* command runs (module_commands.hpp, acl_parity).
+// command's rights when the ZSET.* command runs (commands.hpp, acl_parity).
 inline unsigned long long (*CommandFilterGetClientId)(CommandFilterCtx* fctx) = nullptr;
 
 // ---------------------------------------------------------------------------

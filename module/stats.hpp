@@ -2,9 +2,9 @@
 // keys, elements and bytes.
 // SPDX-License-Identifier: MIT
 //
-// The counters change where values are made and freed (module_value.hpp), where the allocator
+// The counters change where values are made and freed (value.hpp), where the allocator
 // gives and takes memory (redis_allocator), and where a command changes a set's size
-// (module_command.hpp). A value may be freed on Redis's lazy-free thread: the counters are
+// (command_context.hpp). A value may be freed on Redis's lazy-free thread: the counters are
 // atomic, updated with relaxed order (each is a tally, read alone).
 #ifndef ZSET_MODULE_STATS_HPP
 #define ZSET_MODULE_STATS_HPP

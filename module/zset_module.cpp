@@ -5,14 +5,14 @@
 // SPDX-License-Identifier: MIT
 
 #include "acl.hpp"
+#include "commands.hpp"
+#include "config.hpp"
 #include "dropin.hpp"
-#include "module_commands.hpp"
-#include "module_config.hpp"
-#include "module_migrate.hpp"
-#include "module_state.hpp"
-#include "module_type.hpp"
+#include "migrate.hpp"
 #include "redis_module_api.hpp"
+#include "state.hpp"
 #include "stats.hpp"
+#include "type.hpp"
 #include <zset/version.hpp>
 
 namespace {

@@ -28,7 +28,7 @@ all_targets=(ops resp restore)
 if [[ -f include/zset/redis/keyspace.hpp ]]; then
     all_targets+=(argv)
 fi
-if [[ -f module/module_type.hpp ]]; then
+if [[ -f module/type.hpp ]]; then
     all_targets+=(module_rdb)
 fi
 if (($# > 0)); then

@@ -1,7 +1,7 @@
 // Where a small module key's bytes go: the allocations a listpack-mode zset::sorted_set makes
 // for a set of n short members with integral scores, as the module builds it (one add per pair:
 // ZADD runs s.add(member, score) for each pair), with the set type the module stores
-// (module/module_value.hpp's `value`, here over a counting allocator instead of
+// (module/value.hpp's `value`, here over a counting allocator instead of
 // RedisModule_Alloc). For each live allocation: the bytes asked, jemalloc's size class (what
 // redis-server's used_memory counts: zmalloc adds the usable size), and for the block its
 // header fields (capacity, area, used) read from the block itself.

@@ -56,7 +56,7 @@ def with_crc(body):
     return body + struct.pack("<Q", crc64(body))
 
 
-# The type's RDB encoding (module/module_type.hpp) inside a DUMP payload: the RDB type and module
+# The type's RDB encoding (module/type.hpp) inside a DUMP payload: the RDB type and module
 # id, then opcode-tagged values (RDB_MODULE_OPCODE_UINT 2, DOUBLE 4, STRING 5), the EOF opcode 0,
 # the 2-byte RDB version and the CRC64.
 _UINT, _DOUBLE, _STRING, _EOF = 2, 4, 5, 0

@@ -8,7 +8,7 @@
 //
 // The sorted-set handlers (commands_zset_*.hpp) are templates over their context, so that one
 // implementation of each command serves both this keyspace and the Redis module
-// (module/module_command.hpp). They reach keys only through these members of the context (the
+// (module/command_context.hpp). They reach keys only through these members of the context (the
 // "sorted-set context" requirements; `command` below and the module's context provide them):
 //
 //   argv, argc, c[i], c.is(i, "name"), c.spec->name   the arguments and the command's row

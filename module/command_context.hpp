@@ -11,8 +11,8 @@
 // What a command changed decides what is propagated to replicas and the AOF (module_commands
 // .hpp): changed() after the handler. Keyspace events are those Redis sends for its own sorted
 // sets ("zadd", "zrem", ..., then "del" when a command empties a key).
-#ifndef ZSET_MODULE_MODULE_COMMAND_HPP
-#define ZSET_MODULE_MODULE_COMMAND_HPP
+#ifndef ZSET_MODULE_COMMAND_CONTEXT_HPP
+#define ZSET_MODULE_COMMAND_CONTEXT_HPP
 
 #include <cmath>
 #include <cstddef>
@@ -26,9 +26,9 @@
 #include <utility>
 #include <vector>
 
-#include "module_state.hpp"
-#include "module_value.hpp"
 #include "redis_module_api.hpp"
+#include "state.hpp"
+#include "value.hpp"
 #include <zset/redis/command.hpp>
 #include <zset/redis/errors.hpp>
 #include <zset/redis/reply_sink.hpp>
@@ -164,7 +164,7 @@ public:
         block_->timeout_ms = timeout_ms;
     }
 
-    // ---- for the module's own commands (module_generic.hpp) ----------------------------------
+    // ---- for the module's own commands (generic_commands.hpp) ----------------------------------
 
     /// Whether the key exists (whatever its type).
     bool key_exists(std::string_view key) {
@@ -376,4 +376,4 @@ module_command::native_set(std::string_view key) {
 
 }  // namespace zset::module
 
-#endif  // ZSET_MODULE_MODULE_COMMAND_HPP
+#endif  // ZSET_MODULE_COMMAND_CONTEXT_HPP

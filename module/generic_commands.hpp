@@ -14,15 +14,15 @@
 //                          Redis's order; other payloads go to Redis's RESTORE
 // In drop-in mode (dropin.hpp) the native names reach these. Each is a handler over the
 // module's context, like the sorted-set commands.
-#ifndef ZSET_MODULE_MODULE_GENERIC_HPP
-#define ZSET_MODULE_MODULE_GENERIC_HPP
+#ifndef ZSET_MODULE_GENERIC_COMMANDS_HPP
+#define ZSET_MODULE_GENERIC_COMMANDS_HPP
 
 #include <cstdint>
 #include <string_view>
 
-#include "module_command.hpp"
-#include "module_state.hpp"
+#include "command_context.hpp"
 #include "redis_module_api.hpp"
+#include "state.hpp"
 #include <zset/redis/arguments.hpp>
 #include <zset/redis/errors.hpp>
 #include <zset/redis/value_codec.hpp>
@@ -99,4 +99,4 @@ inline void restore(module_command& c) {
 
 }  // namespace zset::module::generic
 
-#endif  // ZSET_MODULE_MODULE_GENERIC_HPP
+#endif  // ZSET_MODULE_GENERIC_COMMANDS_HPP

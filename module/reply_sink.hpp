@@ -14,8 +14,8 @@
 // mark() / rollback() cannot take back what was sent to the server; the keyspace's dispatch
 // is their only user and the module does not call them (a failing allocation ends Redis, as it
 // does for Redis's own types).
-#ifndef ZSET_MODULE_MODULE_SINK_HPP
-#define ZSET_MODULE_MODULE_SINK_HPP
+#ifndef ZSET_MODULE_REPLY_SINK_HPP
+#define ZSET_MODULE_REPLY_SINK_HPP
 
 #include <cstddef>
 #include <string>
@@ -100,4 +100,4 @@ private:
 
 }  // namespace zset::module
 
-#endif  // ZSET_MODULE_MODULE_SINK_HPP
+#endif  // ZSET_MODULE_REPLY_SINK_HPP

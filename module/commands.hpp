@@ -12,8 +12,8 @@
 //
 // Key specs make Redis Cluster route every command by its keys (-MOVED / -ASK) and refuse
 // multi-key calls across slots (-CROSSSLOT), exactly as for the native commands.
-#ifndef ZSET_MODULE_MODULE_COMMANDS_HPP
-#define ZSET_MODULE_MODULE_COMMANDS_HPP
+#ifndef ZSET_MODULE_COMMANDS_HPP
+#define ZSET_MODULE_COMMANDS_HPP
 
 #include <array>
 #include <cstddef>
@@ -26,17 +26,17 @@
 #include <vector>
 
 #include "acl.hpp"
+#include "command_context.hpp"
+#include "generic_commands.hpp"
 #include "key_specs.hpp"
-#include "module_command.hpp"
-#include "module_generic.hpp"
-#include "module_sink.hpp"
-#include "module_state.hpp"
 #include "redis_module_api.hpp"
+#include "reply_sink.hpp"
+#include "state.hpp"
 #include <zset/redis/command_table.hpp>
 
 namespace zset::module {
 
-/// The generic commands the module serves for its keys (module_generic.hpp).
+/// The generic commands the module serves for its keys (generic_commands.hpp).
 inline constexpr module_spec generic_rows[] = {
     {"type", 2, "readonly fast", 1, 1, 1, "@keyspace @read @fast", generic::type},
     {"object", -2, "readonly", 2, 2, 1, "@keyspace @read @slow", generic::object},
@@ -299,4 +299,4 @@ inline bool register_commands(rmapi::Ctx* ctx, bool zset_category) {
 
 }  // namespace zset::module
 
-#endif  // ZSET_MODULE_MODULE_COMMANDS_HPP
+#endif  // ZSET_MODULE_COMMANDS_HPP

@@ -8,8 +8,8 @@
 // run again. A missing key is "ERR no such key"; any other type is WRONGTYPE. Each runs in one
 // step of the event loop, as any O(n) command does (a 10^6-member key: see docs/module.md), and
 // is propagated as received: a replica holding the same key converts it the same way.
-#ifndef ZSET_MODULE_MODULE_MIGRATE_HPP
-#define ZSET_MODULE_MODULE_MIGRATE_HPP
+#ifndef ZSET_MODULE_MIGRATE_HPP
+#define ZSET_MODULE_MIGRATE_HPP
 
 #include <cstddef>
 #include <limits>
@@ -17,9 +17,9 @@
 #include <utility>
 #include <vector>
 
-#include "module_state.hpp"
-#include "module_value.hpp"
 #include "redis_module_api.hpp"
+#include "state.hpp"
+#include "value.hpp"
 #include <zset/redis/errors.hpp>
 
 namespace zset::module {
@@ -134,4 +134,4 @@ inline int export_command(rmapi::Ctx* ctx, rmapi::String** argv, int argc) {
 
 }  // namespace zset::module
 
-#endif  // ZSET_MODULE_MODULE_MIGRATE_HPP
+#endif  // ZSET_MODULE_MIGRATE_HPP

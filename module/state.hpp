@@ -4,8 +4,8 @@
 //
 // Redis runs commands, type callbacks and command filters on its main thread; only a value's
 // free callback may run on the lazy-free thread, and it reads none of this.
-#ifndef ZSET_MODULE_MODULE_STATE_HPP
-#define ZSET_MODULE_MODULE_STATE_HPP
+#ifndef ZSET_MODULE_STATE_HPP
+#define ZSET_MODULE_STATE_HPP
 
 #include <cstddef>
 #include <cstdint>
@@ -26,7 +26,7 @@ struct module_state {
     zset::options thresholds{};
     /// zset.dropin: the native sorted-set commands are served by the module (dropin.hpp).
     bool dropin = false;
-    /// The server the module is loaded into (detected at load, module_config.hpp): Redis or
+    /// The server the module is loaded into (detected at load, config.hpp): Redis or
     /// Valkey, and its version as RedisModule_GetServerVersion gives it (0x00MMmmpp).
     zset::redis::server_family server = zset::redis::server_family::redis;
     unsigned server_version = 0;
@@ -49,4 +49,4 @@ inline module_state& state() noexcept {
 
 }  // namespace zset::module
 
-#endif  // ZSET_MODULE_MODULE_STATE_HPP
+#endif  // ZSET_MODULE_STATE_HPP

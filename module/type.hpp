@@ -45,8 +45,8 @@
 //
 // AOF rewrite emits ZSET.ZADD commands of up to 64 pairs (Redis's own batch for sorted sets),
 // scores in %.17g text, which parses back to the same double.
-#ifndef ZSET_MODULE_MODULE_TYPE_HPP
-#define ZSET_MODULE_MODULE_TYPE_HPP
+#ifndef ZSET_MODULE_TYPE_HPP
+#define ZSET_MODULE_TYPE_HPP
 
 #include <algorithm>
 #include <cmath>
@@ -58,9 +58,9 @@
 #include <utility>
 #include <vector>
 
-#include "module_state.hpp"
-#include "module_value.hpp"
 #include "redis_module_api.hpp"
+#include "state.hpp"
+#include "value.hpp"
 #include <zset/redis/numbers.hpp>
 #include <zset/redis/value_codec.hpp>
 
@@ -277,4 +277,4 @@ inline rmapi::Type* register_type(rmapi::Ctx* ctx) {
 
 }  // namespace zset::module
 
-#endif  // ZSET_MODULE_MODULE_TYPE_HPP
+#endif  // ZSET_MODULE_TYPE_HPP

@@ -6,9 +6,9 @@
 // maxmemory, as Redis counts its own sorted sets; std::allocator's would be invisible to them.
 // RedisModule_Alloc never returns null (Redis aborts on out-of-memory, as for its own types), and
 // RedisModule_Free is safe from Redis's lazy-free thread, which frees big values off the main
-// thread (see free_effort in module_type.hpp).
-#ifndef ZSET_MODULE_MODULE_VALUE_HPP
-#define ZSET_MODULE_MODULE_VALUE_HPP
+// thread (see free_effort in type.hpp).
+#ifndef ZSET_MODULE_VALUE_HPP
+#define ZSET_MODULE_VALUE_HPP
 
 #include <cstddef>
 #include <new>
@@ -87,4 +87,4 @@ inline void delete_value(value* v) noexcept {
 
 }  // namespace zset::module
 
-#endif  // ZSET_MODULE_MODULE_VALUE_HPP
+#endif  // ZSET_MODULE_VALUE_HPP

@@ -5,14 +5,14 @@
 // (zset.dropin) are registered with Redis, so they are set with `--zset.dropin yes` after
 // --loadmodule, in redis.conf, or with CONFIG SET.
 // SPDX-License-Identifier: MIT
-#ifndef ZSET_MODULE_MODULE_CONFIG_HPP
-#define ZSET_MODULE_MODULE_CONFIG_HPP
+#ifndef ZSET_MODULE_CONFIG_HPP
+#define ZSET_MODULE_CONFIG_HPP
 
 #include <cstddef>
 #include <string_view>
 
-#include "module_state.hpp"
 #include "redis_module_api.hpp"
+#include "state.hpp"
 #include <zset/detail/redis_text.hpp>
 #include <zset/redis/numbers.hpp>
 
@@ -104,4 +104,4 @@ inline bool configure(rmapi::Ctx* ctx, rmapi::ConfigApplyFunc on_dropin) {
 
 }  // namespace zset::module
 
-#endif  // ZSET_MODULE_MODULE_CONFIG_HPP
+#endif  // ZSET_MODULE_CONFIG_HPP
