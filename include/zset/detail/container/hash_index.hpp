@@ -670,6 +670,9 @@ private:
     /// zadd_new/zset/1000, whose untimed erases leave tombstones a later batch drops;
     /// docs/design-log.md, "Erases leave tombstones"). Never allocates, never throws.
     void drop_tombstones() noexcept {
+        // A table without slots has no tombstones; saying so keeps g++ from following a
+        // default-constructed index (no_slots()) into the loop below and warning about it.
+        if (capacity_ == 0) return;
         std::uint16_t* k = keys();
         unsigned char* r = records();
         const bool third = keeps_third_tag_byte(capacity_);
