@@ -329,6 +329,7 @@ private:
     void swap_contents(set_engine& other) noexcept;
     /// Takes other's contents, options and function objects (same allocator). Never throws.
     void take(set_engine& other) noexcept;
+
     bool skiplist_mode() const noexcept;
     const Hash& hash_() const noexcept;
     const KeyEqual& eq_() const noexcept;
@@ -606,7 +607,7 @@ private:
     /// Appends the elements [first, last) to block b in order.
     template <class It>
     void fill_block(block_type b, It first, It last, zset::encoding mode) const;
-    /// Fills this (empty) set in skiplist mode (out of line, as are the next two).
+    /// Fills this (empty) set in skiplist mode (out of line, as is the next).
     template <class It>
     void build_skiplist(It first, It last, size_type n, build_room room = build_room::growth);
     /// A copy of this set in skiplist mode (same allocator, options and functors).
@@ -616,7 +617,7 @@ private:
 
     /// Inserts a new member (list and index). Strong guarantee.
     void insert_new(const probe& k, Score s, bool may_convert = true);
-    /// Converts to skiplist mode and inserts the new member. Strong guarantee.
+    /// Converts to skiplist mode and inserts the new member (out of line). Strong guarantee.
     void convert_and_insert(const probe& k, Score s);
     /// Removes a located element (index entry included). Never throws.
     void erase_found(const position& pos) noexcept;
@@ -655,6 +656,7 @@ private:
     /// A rank drawn uniformly from [0, n), n >= 1.
     template <class URBG>
     static size_type random_rank(URBG& gen, size_type n);
+    /// validate() of each mode's own structure.
     bool validate_listpack() const;
     bool validate_skiplist() const;
 };
