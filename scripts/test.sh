@@ -344,6 +344,7 @@ leg_lint() {
     fi
     echo "lint: comments without history or measured figures (tools/check_comments.py)"
     python3 tools/check_comments.py include module || rc=1
+    python3 tools/check_include_graph.py include module || rc=1  # no header includes its includer
     echo "lint: documentation examples (tools/check_doc_examples.py, g++)"
     python3 tools/check_doc_examples.py --cxx g++ --jobs "$ZSET_JOBS" || rc=1
     echo "lint: cppcheck report"

@@ -51,8 +51,8 @@
 #include <vector>
 
 #include "common.hpp"
+#include "detail/container/engine.hpp"
 #include "detail/container/hash.hpp"  // zset::hash, std::equal_to<> and std::less<>
-#include "detail/container/set_engine.hpp"
 #include "element.hpp"
 
 namespace zset {
@@ -307,7 +307,7 @@ public:
     /// ZSCORE key member. Expected O(1) in skiplist mode (one index slot and one record read),
     /// O(n/16) in listpack mode. Never throws.
     [[nodiscard]] ZSET_ALWAYS_INLINE std::optional<Score> score(key_view member) const noexcept {
-        // The optional is built here, in the caller (engine/lookup.hpp, set_engine::score):
+        // The optional is built here, in the caller (engine/operations.hpp, set_engine::score):
         // passed up from the engine's score() instead, g++ tests the lookup's result again.
         Score found;
         if (!engine_.find_score(member, found)) return std::nullopt;

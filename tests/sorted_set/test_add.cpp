@@ -175,7 +175,7 @@ struct folding_less {
 }  // namespace
 
 TEST_CASE("batch add into an empty set builds what adding the pairs one by one builds", "[add]") {
-    // An empty set builds a batch from its sorted members (engine/batch.hpp); every size, flag
+    // An empty set builds a batch from its sorted members (engine/changes.hpp); every size, flag
     // and threshold must give the same elements, encoding and reply as single adds.
     std::mt19937_64 rng(54);
     for (const std::size_t n : {1u, 2u, 100u, 128u, 129u, 1000u, 5000u}) {

@@ -1,5 +1,5 @@
 // zset::detail::set_engine — the engine under zset::sorted_set: its state and every operation,
-// declared here and defined in engine/*.hpp by responsibility.
+// declared here and defined in engine/*.hpp, one layer a file (engine.hpp includes them all).
 // SPDX-License-Identifier: MIT
 //
 // Composition (each piece in its own header in this folder):
@@ -36,32 +36,37 @@
 // block rewrites the score and shifts 2-byte order entries, and the index is untouched.
 // docs/design-log.md, "The layout", gives the reasoning behind it.
 //
-// The member functions are defined in engine/, one file per responsibility:
-//   engine/lifetime.hpp  construction, assignment, swap, clear; observers; size and memory
-//   engine/core.hpp      hashing, probes, fingerprints, element order, score checks, the cache
-//                        policy (walks_cold, search_mode) and checked mode's modification count
-//   engine/lookup.hpp    finding a member: score, contains, find, rank
-//   engine/modify.hpp    single-element changes: add, increment, erase (skiplist mode's insert,
-//                        update and erase; listpack mode's are in listpack.hpp)
-//   engine/listpack.hpp  listpack-mode inserts and the block's growth
-//   engine/removal.hpp   range removal and pops
-//   engine/ranks.hpp     rank arithmetic: where a score or lex bound falls, counts, rank clamping
-//   engine/views.hpp     iterators and range views (begin, end, nth, the range functions)
-//   engine/batch.hpp     batch add: the planned ZADD of many pairs
-//   engine/build.hpp     building from sorted elements and converting between encodings
-//   engine/sampling.hpp  ZRANDMEMBER and ZSCAN
-//   engine/validate.hpp  the invariant checks behind validate()
-// Each of them includes this header, which includes them all at its end, so any one of them
-// compiles alone. Every definition is `inline` (as a member defined in the class would be) and
-// carries the function's inlining attribute: ZSET_ALWAYS_INLINE on the declaration too,
-// ZSET_NOINLINE on the definition only (g++ warns about an inline definition after a noinline
-// declaration); the class body says "out of line" for those.
+// The member functions are defined in engine/, one file per layer, each layer built on the ones
+// before it (engine.hpp includes them in this order):
+//   engine/state.hpp          the state: construction, assignment, swap, clear; observers; size
+//                             and memory; the cache policy (walks_cold, search_mode); checked
+//                             mode's modification count
+//   engine/keys.hpp           members and scores: hashing, probes, fingerprints, member equality,
+//                             element order, score and flag checks
+//   engine/member_index.hpp   member -> position in either encoding: find_score's paths, locate
+//   engine/order.hpp          key -> place: where a score or lex bound falls, ranks, counts
+//                             between places, rank clamping, LIMIT
+//   engine/views.hpp          places -> iterators and range views (begin, end, nth, ranges)
+//   engine/listpack_mode.hpp  listpack mode's insert and the block's growth
+//   engine/skiplist_mode.hpp  skiplist mode's list: where an element goes, insert, erase
+//   engine/conversion.hpp     building from sorted elements; listpack mode to skiplist mode
+//   engine/changes.hpp        changes in either encoding: insert (converting when it must),
+//                             score update, erase, erase of ranks, a planned batch add
+//   engine/operations.hpp     the container's operations by Redis command family (ZADD, ZSCORE,
+//                             ZRANK, ZCOUNT, ZRANGE, ZREMRANGEBY*, ZPOP*, building, ZRANDMEMBER,
+//                             ZSCAN, validate), each composing the layers above
+// Each of them includes only this header, and engine.hpp includes this header and them: includes
+// run one way. This header declares every member, grouped by the file that defines it. Every
+// definition is `inline` (as a member defined in the class would be) and carries the function's
+// inlining attribute: ZSET_ALWAYS_INLINE on the declaration too, ZSET_NOINLINE on the definition
+// only (g++ warns about an inline definition after a noinline declaration); the class body says
+// "out of line" for those.
 //
 // sorted_set's members forward here in one call each, and g++ inlines that call away, so a
 // caller of sorted_set::rank runs set_engine::rank directly: the facade costs no instructions
 // (docs/design-log.md, "The facade"). One exception: a std::optional built in an engine
 // function and passed up through sorted_set would take an extra trip through memory, so
-// sorted_set::score builds its optional itself from find_score (engine/lookup.hpp).
+// sorted_set::score builds its optional itself from find_score (engine/operations.hpp).
 #ifndef ZSET_DETAIL_CONTAINER_SET_ENGINE_HPP
 #define ZSET_DETAIL_CONTAINER_SET_ENGINE_HPP
 
@@ -156,7 +161,7 @@ public:
     /// Which end of the set a pop takes from.
     enum class end_of_set { low, high };
 
-    // ---- lifetime, observers, size (engine/lifetime.hpp) ---------------------------------------
+    // ---- lifetime, observers, size (engine/state.hpp) ------------------------------------------
 
     explicit set_engine(const options& opts, const Allocator& alloc);
     set_engine(const options& opts, const Hash& hash, const KeyEqual& equal, const Compare& compare,
@@ -185,7 +190,25 @@ public:
     zset::encoding encoding() const noexcept;
     size_type memory_usage() const noexcept;
 
-    // ---- member lookup (engine/lookup.hpp) -----------------------------------------------------
+    // ---- iterators (engine/views.hpp) ----------------------------------------------------------
+
+    const_iterator begin() const noexcept;
+    const_iterator end() const noexcept;
+    const_reverse_iterator rbegin() const noexcept;
+    const_reverse_iterator rend() const noexcept;
+    const_iterator nth(size_type r) const noexcept;
+
+    // ---- ZADD, ZINCRBY, ZREM (engine/operations.hpp) -------------------------------------------
+
+    add_status add(key_view member, score_arg<Score> score, add_flags flags);
+    std::optional<Score> increment(key_view member, score_arg<Score> delta_arg, add_flags flags);
+    bool erase(key_view member) noexcept;
+    template <class InputIt>
+    size_type erase_members(InputIt first, InputIt last);
+    template <class ForwardIt>
+    size_type add(ForwardIt first, ForwardIt last, add_flags flags);
+
+    // ---- ZSCORE, ZMSCORE, ZRANK (engine/operations.hpp) ----------------------------------------
 
     ZSET_ALWAYS_INLINE std::optional<Score> score(key_view member) const noexcept;
     /// score()'s lookup: the member's score into `out` and true, or false.
@@ -197,39 +220,13 @@ public:
     std::optional<size_type> rank(key_view member) const noexcept;
     std::optional<std::pair<size_type, Score>> rank_with_score(key_view member) const noexcept;
 
-    // ---- single-element changes (engine/modify.hpp) --------------------------------------------
-
-    add_status add(key_view member, score_arg<Score> score, add_flags flags);
-    std::optional<Score> increment(key_view member, score_arg<Score> delta_arg, add_flags flags);
-    bool erase(key_view member) noexcept;
-    template <class InputIt>
-    size_type erase_members(InputIt first, InputIt last);
-
-    // ---- batch add (engine/batch.hpp) ----------------------------------------------------------
-
-    template <class ForwardIt>
-    size_type add(ForwardIt first, ForwardIt last, add_flags flags);
-
-    // ---- range removal and pops (engine/removal.hpp) -------------------------------------------
-
-    const_iterator erase(const_iterator first, const_iterator last) noexcept;
-    size_type erase_range_by_rank(long long start, long long stop) noexcept;
-    size_type erase_range_by_score(const score_range<Score>& range) noexcept;
-    size_type erase_range_by_lex(const lex_range<lex_key>& range) noexcept;
-    value_vector pop(size_type count, end_of_set from);
-
-    // ---- counts (engine/ranks.hpp) -------------------------------------------------------------
+    // ---- ZCOUNT, ZLEXCOUNT (engine/operations.hpp) ---------------------------------------------
 
     size_type count(const score_range<Score>& range) const noexcept;
     size_type lex_count(const lex_range<lex_key>& range) const noexcept;
 
-    // ---- iterators and ranges (engine/views.hpp) -----------------------------------------------
+    // ---- ZRANGE (engine/operations.hpp) --------------------------------------------------------
 
-    const_iterator begin() const noexcept;
-    const_iterator end() const noexcept;
-    const_reverse_iterator rbegin() const noexcept;
-    const_reverse_iterator rend() const noexcept;
-    const_iterator nth(size_type r) const noexcept;
     rank_range range_by_rank(long long start, long long stop) const noexcept;
     reverse_range rev_range_by_rank(long long start, long long stop) const noexcept;
     rank_range range_by_score(const score_range<Score>& range, limit lim) const noexcept;
@@ -237,21 +234,29 @@ public:
     rank_range range_by_lex(const lex_range<lex_key>& range, limit lim) const noexcept;
     reverse_range rev_range_by_lex(const lex_range<lex_key>& range, limit lim) const noexcept;
 
-    // ---- building (engine/build.hpp) -----------------------------------------------------------
+    // ---- ZREMRANGEBY*, ZPOPMIN, ZPOPMAX (engine/operations.hpp) --------------------------------
+
+    const_iterator erase(const_iterator first, const_iterator last) noexcept;
+    size_type erase_range_by_rank(long long start, long long stop) noexcept;
+    size_type erase_range_by_score(const score_range<Score>& range) noexcept;
+    size_type erase_range_by_lex(const lex_range<lex_key>& range) noexcept;
+    value_vector pop(size_type count, end_of_set from);
+
+    // ---- building (engine/operations.hpp) ------------------------------------------------------
 
     void shrink_to_fit();
     void reserve(size_type n);
     template <class ForwardIt>
     void assign_sorted(ForwardIt first, ForwardIt last);
 
-    // ---- ZRANDMEMBER and ZSCAN (engine/sampling.hpp) -------------------------------------------
+    // ---- ZRANDMEMBER, ZSCAN (engine/operations.hpp) --------------------------------------------
 
     template <class URBG>
     value_vector random_members(long long count, URBG& gen) const;
     template <class Visit>
     std::uint64_t scan(std::uint64_t cursor, size_type count, Visit&& visit) const;
 
-    // ---- validation (engine/validate.hpp) ------------------------------------------------------
+    // ---- validation (engine/operations.hpp) ----------------------------------------------------
 
     bool validate() const;
 
@@ -259,13 +264,13 @@ private:
     // ---- state and its types -------------------------------------------------------------------
 
     /// Skiplist mode's state: one allocation the set points to, so that a set is three words and
-    /// a set in listpack mode does not pay for skiplist mode (see engine/lifetime.hpp).
+    /// a set in listpack mode does not pay for skiplist mode (see engine/state.hpp).
     struct skiplist_state {
         list_type list;
         index_type index;
         explicit skiplist_state(const Allocator& a) noexcept : list(a), index(a) {}
     };
-    /// An allocated skiplist_state, freed unless released (engine/lifetime.hpp).
+    /// An allocated skiplist_state, freed unless released (engine/state.hpp).
     class owned_state;
 
     /// A member and, in skiplist mode, its hash.
@@ -297,7 +302,7 @@ private:
     /// full, so that the next inserts split none of them, and an index with room for as many
     /// members again.
     enum class build_room { growth, none, conversion };
-    /// A planned batch add (engine/batch.hpp).
+    /// A planned batch add (engine/changes.hpp).
     struct batch_plan;
 
     detail::compact_options opts_;
@@ -307,7 +312,10 @@ private:
     std::uint64_t generation_ = 0;  // counts modifications (checked iterators)
 #endif
 
-    // ---- lifetime (engine/lifetime.hpp) --------------------------------------------------------
+    // ---- the state (engine/state.hpp) ----------------------------------------------------------
+
+    /// From this many blocks (~20 MB) a walk requests one block further ahead.
+    static constexpr std::uint32_t far_blocks = 8192;
 
     const Allocator& allocator() const noexcept;
     const function_holder_type& functions() const noexcept;
@@ -322,23 +330,33 @@ private:
     /// Takes other's contents, options and function objects (same allocator). Never throws.
     void take(set_engine& other) noexcept;
 
-    // ---- keys, order, scores, cache policy, checked mode (engine/core.hpp) ---------------------
+    bool skiplist_mode() const noexcept;
+    const Hash& hash_() const noexcept;
+    const KeyEqual& eq_() const noexcept;
+    const Compare& less_() const noexcept;
+
+    /// Do walks over the set request each block's records as they enter it?
+    bool walks_cold() const noexcept;
+    /// What an iterator requests ahead of its walk.
+    block_requests block_requests_for() const noexcept;
+    /// How a block search should treat the cache.
+    typename block_type::search search_mode() const noexcept;
+    /// Position of record r in block b.
+    size_type position_in(block_type b, ref_type r) const noexcept;
+
+    /// Every change that may invalidate iterators (checked mode counts them).
+    void modified() noexcept;
+    /// Checked mode: `it` is a valid iterator of this set.
+    void check_own(const const_iterator& it) const noexcept;
+
+    // ---- keys (engine/keys.hpp) ----------------------------------------------------------------
 
     /// KeyEqual compares the bytes of strings: members may be compared inline.
     static constexpr bool byte_equality =
         byte_members && (std::is_same_v<KeyEqual, std::equal_to<>> ||
                          std::is_same_v<KeyEqual, std::equal_to<std::string_view>> ||
                          std::is_same_v<KeyEqual, std::equal_to<std::string>>);
-    /// The member length reserve() assumes in an empty listpack-mode set, whose records it
-    /// cannot average: a short key ("user:1234567890").
-    static constexpr size_type reserve_member_bytes = 16;
-    /// From this many blocks (~20 MB) a walk requests one block further ahead.
-    static constexpr std::uint32_t far_blocks = 8192;
 
-    bool skiplist_mode() const noexcept;
-    const Hash& hash_() const noexcept;
-    const KeyEqual& eq_() const noexcept;
-    const Compare& less_() const noexcept;
     /// The member's 64-bit hash, mixed unless Hash declares is_avalanching.
     ZSET_ALWAYS_INLINE std::uint64_t hash_value(key_view m) const noexcept;
     /// The 16-bit fingerprint a listpack-mode block keeps of member m.
@@ -362,21 +380,7 @@ private:
     /// The score as stored in the given encoding (listpack mode stores -0.0 as 0).
     static Score stored_score(Score s, zset::encoding mode) noexcept;
 
-    /// Do walks over the set request each block's records as they enter it?
-    bool walks_cold() const noexcept;
-    /// What an iterator requests ahead of its walk.
-    block_requests block_requests_for() const noexcept;
-    /// How a block search should treat the cache.
-    typename block_type::search search_mode() const noexcept;
-    /// Position of record r in block b.
-    size_type position_in(block_type b, ref_type r) const noexcept;
-
-    /// Every change that may invalidate iterators (checked mode counts them).
-    void modified() noexcept;
-    /// Checked mode: `it` is a valid iterator of this set.
-    void check_own(const const_iterator& it) const noexcept;
-
-    // ---- member lookup (engine/lookup.hpp) -----------------------------------------------------
+    // ---- member index (engine/member_index.hpp) ------------------------------------------------
 
     /// listpack_position_by_table()'s answer when the block's fingerprint scan must decide.
     static constexpr size_type needs_scan = block_type::npos - 1;
@@ -410,77 +414,7 @@ private:
     /// The located element's position in its block.
     size_type position_in_block(const position& p) const noexcept;
 
-    // ---- single-element changes (engine/modify.hpp) --------------------------------------------
-
-    /// add() once its arguments are checked.
-    add_status add_checked(key_view member, Score score, add_flags flags);
-    /// Inserts a new member (list and index). Strong guarantee.
-    void insert_new(const probe& k, Score s, bool may_convert = true);
-    /// Inserts (s, m) into the list only (not the index). Strong guarantee.
-    address insert_element(const probe& k, Score s);
-    /// Where a new element goes in the list, and whether a descent found it (its path filled)
-    /// or skiplist::block_for_score did (the block takes it without splitting).
-    struct placement {
-        typename list_type::slot where;
-        enum { found_directly, descended } how;
-    };
-    ZSET_ALWAYS_INLINE placement place_of(Score s, key_view m, path& p) const noexcept;
-    /// Inserts (s, m) at `at` (the list only, not the index). Strong guarantee.
-    ZSET_ALWAYS_INLINE address insert_placed(placement at, path& p, Score s, key_view m);
-    /// Removes position `pos` of node x from the list only (not the index). Never throws.
-    void erase_from_list(node_id x, size_type pos) noexcept;
-    /// Removes a located element (index entry included). Never throws.
-    void erase_found(const position& pos) noexcept;
-    /// Changes the score of the located element (present, score differs). Strong guarantee.
-    void update_score(const probe& k, const position& pos, Score given);
-    /// Gives the element at position i (record r) of block b the score s and moves it within b.
-    void move_within(block_type b, size_type i, ref_type r, Score s, key_view m,
-                     size_type entry = block_type::npos) noexcept;
-    /// Does (s, m), the new key of the element at position i of node x, still belong in x?
-    bool stays_in_node(node_id x, size_type i, Score s, key_view m) const noexcept;
-    /// The skiplist's block limits (block_max_entries, block_max_bytes).
-    typename list_type::limits skiplist_limits() const noexcept;
-    /// The `moved` callback of skiplist-mode inserts: re-points the index entry of a record that
-    /// moved (a split or compaction), and is told of a block's moves before they start.
-    class repointer;
-    repointer repoint() noexcept;
-
-    // ---- listpack mode (engine/listpack.hpp) ---------------------------------------------------
-
-    /// Would the listpack block still be addressable with `count` more elements of `units`
-    /// more area units?
-    bool listpack_can_take(size_type count, size_type units) const noexcept;
-    /// Must adding member m convert the set to skiplist mode?
-    bool must_convert_for(key_view m) const noexcept;
-    /// Inserts (s, m) into the listpack block. Strong guarantee.
-    void listpack_insert(const probe& k, Score given);
-    /// Replaces the listpack block by one with room for one more record of `units` units (out
-    /// of line).
-    void make_listpack_room(size_type units);
-    /// Replaces the listpack block by one of `cap` positions and `area` units holding the same
-    /// elements (compacted when it holds garbage). Strong guarantee.
-    void resize_listpack(size_type cap, size_type area);
-    /// reserve() in listpack mode: room for n elements, records the size of the set's average
-    /// (of a reserve_member_bytes member in an empty set).
-    void reserve_listpack(size_type n);
-    static size_type listpack_grown_positions(size_type n) noexcept;
-    static size_type listpack_grown_area(size_type units) noexcept;
-    /// Positions for a listpack block that wants `wanted`, capped by the thresholds.
-    size_type listpack_positions(size_type wanted) const noexcept;
-    /// Gives every element of a block that left its bucket table its whole fingerprint (out of
-    /// line).
-    void refingerprint_listpack() noexcept;
-
-    // ---- range removal and pops (engine/removal.hpp) -------------------------------------------
-
-    /// Removes ranks [lo, hi) (index entries included). Never throws.
-    size_type erase_ranks(size_type lo, size_type hi) noexcept;
-    /// pop() of one element, read directly from the end block.
-    void pop_one(value_vector& out, end_of_set from);
-    /// Appends an owning copy of e, its member built in place.
-    static void append_owned(value_vector& out, const reference& e);
-
-    // ---- rank arithmetic (engine/ranks.hpp) ----------------------------------------------------
+    // ---- order and ranks (engine/order.hpp) ----------------------------------------------------
 
     /// score_points() / lex_points(): search the end from the start's search path.
     static constexpr int climb_from_start = -1;
@@ -589,27 +523,63 @@ private:
     /// Ranks [lo, hi) walked from hi - 1 down to lo.
     reverse_range reverse_view(size_type lo, size_type hi) const noexcept;
 
-    // ---- batch add (engine/batch.hpp) ----------------------------------------------------------
+    // ---- listpack mode (engine/listpack_mode.hpp) ----------------------------------------------
 
-    /// Applies a planned batch (strong guarantee).
-    void apply_batch(const batch_plan& plan);
-    void build_from_batch(const batch_plan& plan);
-    /// The plan's new members.
-    static size_type count_adds(const batch_plan& plan) noexcept;
-    /// Would applying the plan to this listpack-mode set convert it?
-    bool needs_conversion(const batch_plan& plan) const noexcept;
-    /// Applies one planned change with the single-element operations (on a copy).
-    void apply_change_in_place(const typename batch_plan::change& c);
-    /// Applies one planned change in skiplist mode, beside the old copy of an updated member.
-    void apply_change_beside(const typename batch_plan::change& c);
-    /// Takes back the first `done` changes of a batch that failed (skiplist mode).
-    void undo_changes(const batch_plan& plan, size_type done) noexcept;
-    /// Drops the old copy of a member the batch moved and points the index at the new one.
-    void commit_move(const typename batch_plan::change& c) noexcept;
+    /// The member length reserve() assumes in an empty listpack-mode set, whose records it
+    /// cannot average: a short key ("user:1234567890").
+    static constexpr size_type reserve_member_bytes = 16;
+
+    /// Would the listpack block still be addressable with `count` more elements of `units`
+    /// more area units?
+    bool listpack_can_take(size_type count, size_type units) const noexcept;
+    /// Must adding member m convert the set to skiplist mode?
+    bool must_convert_for(key_view m) const noexcept;
+    /// Inserts (s, m) into the listpack block. Strong guarantee.
+    void listpack_insert(const probe& k, Score given);
+    /// Replaces the listpack block by one with room for one more record of `units` units (out
+    /// of line).
+    void make_listpack_room(size_type units);
+    /// Replaces the listpack block by one of `cap` positions and `area` units holding the same
+    /// elements (compacted when it holds garbage). Strong guarantee.
+    void resize_listpack(size_type cap, size_type area);
+    /// reserve() in listpack mode: room for n elements, records the size of the set's average
+    /// (of a reserve_member_bytes member in an empty set).
+    void reserve_listpack(size_type n);
+    static size_type listpack_grown_positions(size_type n) noexcept;
+    static size_type listpack_grown_area(size_type units) noexcept;
+    /// Positions for a listpack block that wants `wanted`, capped by the thresholds.
+    size_type listpack_positions(size_type wanted) const noexcept;
+    /// Gives every element of a block that left its bucket table its whole fingerprint (out of
+    /// line).
+    void refingerprint_listpack() noexcept;
+
+    // ---- skiplist mode (engine/skiplist_mode.hpp) ----------------------------------------------
+
+    /// Inserts (s, m) into the list only (not the index). Strong guarantee.
+    address insert_element(const probe& k, Score s);
+    /// Where a new element goes in the list, and whether a descent found it (its path filled)
+    /// or skiplist::block_for_score did (the block takes it without splitting).
+    struct placement {
+        typename list_type::slot where;
+        enum { found_directly, descended } how;
+    };
+    ZSET_ALWAYS_INLINE placement place_of(Score s, key_view m, path& p) const noexcept;
+    /// Inserts (s, m) at `at` (the list only, not the index). Strong guarantee.
+    ZSET_ALWAYS_INLINE address insert_placed(placement at, path& p, Score s, key_view m);
+    /// Removes position `pos` of node x from the list only (not the index). Never throws.
+    void erase_from_list(node_id x, size_type pos) noexcept;
+    /// Does (s, m), the new key of the element at position i of node x, still belong in x?
+    bool stays_in_node(node_id x, size_type i, Score s, key_view m) const noexcept;
+    /// The skiplist's block limits (block_max_entries, block_max_bytes).
+    typename list_type::limits skiplist_limits() const noexcept;
+    /// The `moved` callback of skiplist-mode inserts: re-points the index entry of a record that
+    /// moved (a split or compaction), and is told of a block's moves before they start.
+    class repointer;
+    repointer repoint() noexcept;
     /// The element (s, m), found by descending the skiplist: its node and position.
     std::pair<node_id, size_type> find_element(Score s, key_view m) const noexcept;
 
-    // ---- building and conversion (engine/build.hpp) --------------------------------------------
+    // ---- building and conversion (engine/conversion.hpp) ---------------------------------------
 
     /// Sets of up to this many members get their index laid out in one pass (build_skiplist).
     static constexpr size_type index_laid_out_up_to = 8192;
@@ -637,40 +607,61 @@ private:
     /// Appends the elements [first, last) to block b in order.
     template <class It>
     void fill_block(block_type b, It first, It last, zset::encoding mode) const;
-    /// Fills this (empty) set in skiplist mode (out of line, as are the next two).
+    /// Fills this (empty) set in skiplist mode (out of line, as is the next).
     template <class It>
     void build_skiplist(It first, It last, size_type n, build_room room = build_room::growth);
     /// A copy of this set in skiplist mode (same allocator, options and functors).
     set_engine skiplist_copy() const;
-    /// Converts to skiplist mode and inserts the new member. Strong guarantee.
+
+    // ---- changes (engine/changes.hpp) ----------------------------------------------------------
+
+    /// Inserts a new member (list and index). Strong guarantee.
+    void insert_new(const probe& k, Score s, bool may_convert = true);
+    /// Converts to skiplist mode and inserts the new member (out of line). Strong guarantee.
     void convert_and_insert(const probe& k, Score s);
+    /// Removes a located element (index entry included). Never throws.
+    void erase_found(const position& pos) noexcept;
+    /// Changes the score of the located element (present, score differs). Strong guarantee.
+    void update_score(const probe& k, const position& pos, Score given);
+    /// Gives the element at position i (record r) of block b the score s and moves it within b.
+    void move_within(block_type b, size_type i, ref_type r, Score s, key_view m,
+                     size_type entry = block_type::npos) noexcept;
+    /// Removes ranks [lo, hi) (index entries included). Never throws.
+    size_type erase_ranks(size_type lo, size_type hi) noexcept;
 
-    // ---- ZRANDMEMBER (engine/sampling.hpp) -----------------------------------------------------
+    /// Applies a planned batch (strong guarantee).
+    void apply_batch(const batch_plan& plan);
+    void build_from_batch(const batch_plan& plan);
+    /// The plan's new members.
+    static size_type count_adds(const batch_plan& plan) noexcept;
+    /// Would applying the plan to this listpack-mode set convert it?
+    bool needs_conversion(const batch_plan& plan) const noexcept;
+    /// Applies one planned change with the single-element operations (on a copy).
+    void apply_change_in_place(const typename batch_plan::change& c);
+    /// Applies one planned change in skiplist mode, beside the old copy of an updated member.
+    void apply_change_beside(const typename batch_plan::change& c);
+    /// Takes back the first `done` changes of a batch that failed (skiplist mode).
+    void undo_changes(const batch_plan& plan, size_type done) noexcept;
+    /// Drops the old copy of a member the batch moved and points the index at the new one.
+    void commit_move(const typename batch_plan::change& c) noexcept;
 
+    // ---- operations' helpers (engine/operations.hpp) -------------------------------------------
+
+    /// add() once its arguments are checked.
+    add_status add_checked(key_view member, Score score, add_flags flags);
+    /// pop() of one element, read directly from the end block.
+    void pop_one(value_vector& out, end_of_set from);
+    /// Appends an owning copy of e, its member built in place.
+    static void append_owned(value_vector& out, const reference& e);
     /// A rank drawn uniformly from [0, n), n >= 1.
     template <class URBG>
     static size_type random_rank(URBG& gen, size_type n);
-
-    // ---- validation (engine/validate.hpp) ------------------------------------------------------
-
+    /// validate() of each mode's own structure.
     bool validate_listpack() const;
     bool validate_skiplist() const;
 };
 
 }  // namespace detail
 }  // namespace zset
-
-#include "engine/batch.hpp"
-#include "engine/build.hpp"
-#include "engine/core.hpp"
-#include "engine/lifetime.hpp"
-#include "engine/listpack.hpp"
-#include "engine/lookup.hpp"
-#include "engine/modify.hpp"
-#include "engine/ranks.hpp"
-#include "engine/removal.hpp"
-#include "engine/sampling.hpp"
-#include "engine/validate.hpp"
-#include "engine/views.hpp"
 
 #endif  // ZSET_DETAIL_CONTAINER_SET_ENGINE_HPP

@@ -1,9 +1,9 @@
-// zset::detail::set_engine: iterators and range views — begin, end, nth, ZRANGE by rank, score
-// and lex, forward and reverse, with LIMIT. Part of set_engine.hpp.
+// zset::detail::set_engine: iterators and range views — begin, end, nth, and the forward and
+// reverse ranges made from two points (order.hpp), with LIMIT. Part of engine.hpp.
 // SPDX-License-Identifier: MIT
 //
 // A range view is two iterators and a count. Its ends come from the two points a search found
-// (ranks.hpp) without converting them to ranks where possible: a short range (hop_limit
+// (order.hpp) without converting them to ranks where possible: a short range (hop_limit
 // elements) finds its end by hopping blocks from its start, and a short reverse page by hopping
 // back from its end, where a search by rank would descend the rank tree again. Past the cache
 // (walks_cold) a short range requests the blocks it will walk once, when it is made, and its
@@ -118,49 +118,6 @@ inline auto set_engine<Params>::iterator_before(const rank_point& p, size_type s
         pos = sk_->list.block_of(id).size();
     }
     return iterator_after(id, pos - steps, 0);
-}
-
-// ---- the range functions ----------------------------------------------------------------------
-
-template <class Params>
-inline auto set_engine<Params>::range_by_rank(long long start, long long stop) const noexcept
-    -> rank_range {
-    const auto [lo, hi] = clamp_ranks(start, stop);
-    return forward_range(lo, hi);
-}
-
-template <class Params>
-inline auto set_engine<Params>::rev_range_by_rank(long long start, long long stop) const noexcept
-    -> reverse_range {
-    const auto [lo, hi] = clamp_ranks(start, stop);
-    return reverse_range_between({begin_point(), end_point()}, size(),
-                                 {static_cast<long long>(lo), static_cast<long long>(hi - lo)});
-}
-
-template <class Params>
-inline auto set_engine<Params>::range_by_score(const score_range<Score>& range,
-                                               limit lim) const noexcept -> rank_range {
-    return forward_range_between(score_points(range, walk_hops), lim);
-}
-
-template <class Params>
-inline auto set_engine<Params>::rev_range_by_score(const score_range<Score>& range,
-                                                   limit lim) const noexcept -> reverse_range {
-    const auto points = score_points(range);
-    if (skiplist_mode() && short_page(lim) && !inverted(range)) return reverse_page(points, lim);
-    return reverse_range_between(points, lim);
-}
-
-template <class Params>
-inline auto set_engine<Params>::range_by_lex(const lex_range<lex_key>& range,
-                                             limit lim) const noexcept -> rank_range {
-    return forward_range_between(lex_points(range, walk_hops), lim);
-}
-
-template <class Params>
-inline auto set_engine<Params>::rev_range_by_lex(const lex_range<lex_key>& range,
-                                                 limit lim) const noexcept -> reverse_range {
-    return reverse_range_between(lex_points(range), lim);
 }
 
 // ---- forward ranges ---------------------------------------------------------------------------

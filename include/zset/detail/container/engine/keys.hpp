@@ -1,18 +1,13 @@
-// zset::detail::set_engine: hashing, probes and fingerprints; element order; score and flag
-// checks; the cache policy of searches and walks; checked mode's modification count. Part of
-// set_engine.hpp.
+// zset::detail::set_engine: members and scores as the engine compares them — hashing, probes and
+// fingerprints; member equality; element order; score and flag checks. Part of engine.hpp.
 // SPDX-License-Identifier: MIT
 //
 // Listpack mode never hashes a short byte-string member with the set's Hash: its blocks keep a
 // fingerprint made from the member's bytes in one multiply, and a probe in listpack mode carries
 // no hash. Skiplist mode hashes every member, and its index places members by the hash's high
 // bits, so a Hash that does not declare itself avalanching is mixed once more.
-//
-// The cache policy: below walks_cold()'s 256 blocks (~25,000 elements, ~1 MB: more than a
-// core's L2) a set is taken to be cached, and searches and walks request nothing ahead; from
-// there on they request the records they are about to read.
-#ifndef ZSET_DETAIL_CONTAINER_ENGINE_CORE_HPP
-#define ZSET_DETAIL_CONTAINER_ENGINE_CORE_HPP
+#ifndef ZSET_DETAIL_CONTAINER_ENGINE_KEYS_HPP
+#define ZSET_DETAIL_CONTAINER_ENGINE_KEYS_HPP
 
 #include <cmath>
 #include <cstdint>
@@ -23,25 +18,6 @@
 
 namespace zset {
 namespace detail {
-
-// ---- the function objects ---------------------------------------------------------------------
-
-template <class Params>
-inline bool set_engine<Params>::skiplist_mode() const noexcept {
-    return sk_ != nullptr;
-}
-template <class Params>
-inline auto set_engine<Params>::hash_() const noexcept -> const Hash& {
-    return this->held_hash();
-}
-template <class Params>
-inline auto set_engine<Params>::eq_() const noexcept -> const KeyEqual& {
-    return this->held_equal();
-}
-template <class Params>
-inline auto set_engine<Params>::less_() const noexcept -> const Compare& {
-    return this->held_compare();
-}
 
 // ---- hashing, probes, fingerprints ------------------------------------------------------------
 
@@ -144,64 +120,7 @@ inline auto set_engine<Params>::stored_score(Score s, zset::encoding mode) noexc
     return s;
 }
 
-// ---- the cache policy -------------------------------------------------------------------------
-
-/// Beyond ~256 blocks (~25,000 elements, ~1 MB: more than a core's L2) the blocks a walk reaches
-/// are seldom cached, and their records, in arrival order, would each be a miss of their own.
-/// Below, the requests are instructions spent for nothing, which would make short ranges over
-/// cached sets slower (docs/design-log.md, "Walks request their blocks"; bench rows
-/// range_by_rank and iterate).
-template <class Params>
-inline bool set_engine<Params>::walks_cold() const noexcept {
-    return skiplist_mode() && sk_->list.node_count() >= 256;
-}
-
-/// Nothing while the set is likely cached, blocks as the walk enters them, or (from far_blocks
-/// blocks) one block further ahead.
-template <class Params>
-inline block_requests set_engine<Params>::block_requests_for() const noexcept {
-    if (!walks_cold()) return block_requests::none;
-    return sk_->list.node_count() >= far_blocks ? block_requests::ahead : block_requests::on_entry;
-}
-
-/// From walks_cold()'s 256 blocks a search prefetches the records it may probe next, as each
-/// step reads an order entry and then a record. At 256 blocks a set's records already pass a
-/// core's L2, so the prefetches pay for short counts, batch adds and ranges at 10^5 and cost no
-/// row anything (docs/design-log.md, "Walks request their blocks"; bench rows
-/// zcount/zset/100000, range_by_score/zset/100000).
-template <class Params>
-inline auto set_engine<Params>::search_mode() const noexcept -> typename block_type::search {
-    return walks_cold() ? block_type::search::cold : block_type::search::cached;
-}
-
-/// Below walks_cold()'s 256 blocks the order array is likely cached and is scanned in fixed
-/// work; beyond, the scan stops at the match.
-template <class Params>
-inline auto set_engine<Params>::position_in(block_type b, ref_type r) const noexcept -> size_type {
-    return b.position_of(r, search_mode());
-}
-
-// ---- checked mode -----------------------------------------------------------------------------
-
-template <class Params>
-inline void set_engine<Params>::modified() noexcept {
-#if ZSET_DEBUG
-    ++generation_;
-#endif
-}
-
-template <class Params>
-inline void set_engine<Params>::check_own(const const_iterator& it) const noexcept {
-#if ZSET_DEBUG
-    if (it.owner_generation_ != &generation_)
-        detail::fail_check("zset: erase given an iterator of another set (or a default one)");
-    it.check_valid();
-#else
-    (void)it;
-#endif
-}
-
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_CONTAINER_ENGINE_CORE_HPP
+#endif  // ZSET_DETAIL_CONTAINER_ENGINE_KEYS_HPP

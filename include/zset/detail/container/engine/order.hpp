@@ -1,6 +1,6 @@
-// zset::detail::set_engine: rank arithmetic — where a score or lex bound falls (a rank_point),
-// how many elements lie between two points (ZCOUNT, ZLEXCOUNT), ranks of elements and
-// iterators, Redis's rank clamping and LIMIT. Part of set_engine.hpp.
+// zset::detail::set_engine: order and ranks — where a score or lex bound falls (a rank_point),
+// how many elements lie between two points, ranks of elements and iterators, Redis's rank
+// clamping and LIMIT. Part of engine.hpp.
 // SPDX-License-Identifier: MIT
 //
 // A search by key ends at a rank_point: a block and a position in it, without its absolute
@@ -11,8 +11,8 @@
 // Searches go by predicate: goes_before(score, member_of) says whether an element lies before
 // the bound, member_of() yielding its member on demand, so a search by score reads no member
 // bytes. One predicate type serves both ends of a range, so each search is compiled once.
-#ifndef ZSET_DETAIL_CONTAINER_ENGINE_RANKS_HPP
-#define ZSET_DETAIL_CONTAINER_ENGINE_RANKS_HPP
+#ifndef ZSET_DETAIL_CONTAINER_ENGINE_ORDER_HPP
+#define ZSET_DETAIL_CONTAINER_ENGINE_ORDER_HPP
 
 #include <cmath>
 #include <cstddef>
@@ -23,21 +23,6 @@
 
 namespace zset {
 namespace detail {
-
-// ---- counts -----------------------------------------------------------------------------------
-
-template <class Params>
-inline auto set_engine<Params>::count(const score_range<Score>& range) const noexcept -> size_type {
-    const auto [lo, hi] = score_points(range);
-    return points_between(lo, hi);
-}
-
-template <class Params>
-inline auto set_engine<Params>::lex_count(const lex_range<lex_key>& range) const noexcept
-    -> size_type {
-    const auto [lo, hi] = lex_points(range);
-    return points_between(lo, hi);
-}
 
 // ---- ranks of elements and points -------------------------------------------------------------
 
@@ -350,4 +335,4 @@ inline auto set_engine<Params>::apply_limit_reverse(size_type lo, size_type hi, 
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_CONTAINER_ENGINE_RANKS_HPP
+#endif  // ZSET_DETAIL_CONTAINER_ENGINE_ORDER_HPP

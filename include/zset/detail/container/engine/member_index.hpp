@@ -1,5 +1,7 @@
-// zset::detail::set_engine: finding a member — score (ZSCORE), contains, find, rank (ZRANK) and
-// the locate() every single-element change starts from. Part of set_engine.hpp.
+// zset::detail::set_engine: finding a member — its score (find_score's paths) and its position
+// (locate) in either encoding: the hash index in skiplist mode, the block's bucket table or
+// fingerprints in listpack mode. locate() is where every single-element change starts. Part of
+// engine.hpp.
 // SPDX-License-Identifier: MIT
 //
 // Two paths per mode. score(), contains-like reads and rank() take short inline paths: in
@@ -13,12 +15,10 @@
 // frame and saved registers for its costliest path, so a rare path left inline (a hash of a long
 // member, the listpack fingerprint scan) makes every lookup pay for it. Each split below names
 // its section of docs/design-log.md ("Lookups inlined into their caller").
-#ifndef ZSET_DETAIL_CONTAINER_ENGINE_LOOKUP_HPP
-#define ZSET_DETAIL_CONTAINER_ENGINE_LOOKUP_HPP
+#ifndef ZSET_DETAIL_CONTAINER_ENGINE_MEMBER_INDEX_HPP
+#define ZSET_DETAIL_CONTAINER_ENGINE_MEMBER_INDEX_HPP
 
 #include <cstdint>
-#include <optional>
-#include <utility>
 
 #include "../set_engine.hpp"
 
@@ -26,29 +26,6 @@ namespace zset {
 namespace detail {
 
 // ---- score ------------------------------------------------------------------------------------
-
-/// The optional is built here, in the caller: returned from an out-of-line call, g++ stores a
-/// std::optional<double>'s two register halves and reloads them as one 16-byte vector, a failed
-/// store forward that costs more than a cached lookup's whole work (docs/design-log.md,
-/// "Lookups inlined into their caller").
-template <class Params>
-ZSET_ALWAYS_INLINE std::optional<typename set_engine<Params>::Score>
-set_engine<Params>::score(key_view member) const noexcept {
-    Score found;
-    if (!find_score(member, found)) return std::nullopt;
-    return found;
-}
-
-/// Inlined into the caller: the listpack-mode lookup runs there in full (its rare paths are
-/// calls), and skiplist mode is one call. One out-of-line function for both modes would save
-/// five registers at entry for the skiplist side's call to hash_long_bytes, which every
-/// listpack lookup would pay too (docs/design-log.md, "Lookups inlined into their caller";
-/// bench rows zscore_hit and zscore_miss at 100, zset against zset_skiplist).
-template <class Params>
-ZSET_ALWAYS_INLINE bool set_engine<Params>::find_score(key_view member, Score& out) const noexcept {
-    if (ZSET_LIKELY(skiplist_mode())) return score_in_skiplist(member, out);
-    return score_in_listpack(member, out);
-}
 
 /// A miss almost always ends at the index probe (no slot whose key matches), and a hit on a
 /// member of 16 bytes or fewer at the first candidate, its record read in one load and the
@@ -234,56 +211,7 @@ inline auto set_engine<Params>::position_in_block(const position& p) const noexc
     return p.pos != block_type::npos ? p.pos : position_in(p.b, p.r);
 }
 
-// ---- the lookups the set offers ---------------------------------------------------------------
-
-template <class Params>
-template <class InputIt>
-inline auto set_engine<Params>::scores(InputIt first, InputIt last) const -> score_vector {
-    score_vector out{typename score_vector::allocator_type(get_allocator())};
-    for (; first != last; ++first) out.push_back(score(key_view(*first)));
-    return out;
-}
-
-template <class Params>
-inline bool set_engine<Params>::contains(key_view member) const noexcept {
-    return bool(locate(make_probe(member)));
-}
-
-template <class Params>
-inline auto set_engine<Params>::find(key_view member) const noexcept -> const_iterator {
-    const position pos = locate(make_probe(member));
-    if (!pos) return end();
-    return iterator_at(pos.node, pos.b, position_in_block(pos));
-}
-
-/// No key comparisons beyond the lookup: the rank is the block's start rank (rank tree) plus
-/// the position in the block.
-template <class Params>
-inline auto set_engine<Params>::rank(key_view member) const noexcept -> std::optional<size_type> {
-    if (!skiplist_mode()) {
-        const size_type i = listpack_position(member);
-        if (i == block_type::npos) return std::nullopt;
-        return i;
-    }
-    const position pos = locate_in_skiplist(make_probe(member));
-    if (!pos) return std::nullopt;
-    return rank_of(pos);
-}
-
-template <class Params>
-inline auto set_engine<Params>::rank_with_score(key_view member) const noexcept
-    -> std::optional<std::pair<size_type, Score>> {
-    if (!skiplist_mode()) {
-        const size_type i = listpack_position(member);
-        if (i == block_type::npos) return std::nullopt;
-        return std::pair<size_type, Score>{i, lp_.score_of(lp_.ref(i))};
-    }
-    const position pos = locate_in_skiplist(make_probe(member));
-    if (!pos) return std::nullopt;
-    return std::pair<size_type, Score>{rank_of(pos), pos.b.score_of(pos.r)};
-}
-
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_CONTAINER_ENGINE_LOOKUP_HPP
+#endif  // ZSET_DETAIL_CONTAINER_ENGINE_MEMBER_INDEX_HPP

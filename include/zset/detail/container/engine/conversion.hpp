@@ -1,6 +1,6 @@
 // zset::detail::set_engine: building a set from sorted elements (copies, assign_sorted,
 // from_sorted, set-operation results, shrink_to_fit) and converting listpack mode to skiplist
-// mode. Part of set_engine.hpp.
+// mode. Part of engine.hpp.
 // SPDX-License-Identifier: MIT
 //
 // Input elements are sorted by (score, member) and unique, so a build appends records in order
@@ -9,8 +9,8 @@
 // beside them. A build goes into a fresh engine that the set then takes, so a failure leaves
 // the set as it was. The input may be the set's own elements (shrink_to_fit, assign_sorted of
 // its own view). A conversion is a build of the set's own elements in skiplist mode.
-#ifndef ZSET_DETAIL_CONTAINER_ENGINE_BUILD_HPP
-#define ZSET_DETAIL_CONTAINER_ENGINE_BUILD_HPP
+#ifndef ZSET_DETAIL_CONTAINER_ENGINE_CONVERSION_HPP
+#define ZSET_DETAIL_CONTAINER_ENGINE_CONVERSION_HPP
 
 #include <algorithm>
 #include <iterator>
@@ -21,40 +21,6 @@
 
 namespace zset {
 namespace detail {
-
-template <class Params>
-inline void set_engine<Params>::shrink_to_fit() {
-    rebuild_from(begin(), end(), build_room::none);
-}
-
-/// In listpack mode up to the entry threshold, room in the block; beyond it (or in skiplist
-/// mode) room in the index, converting first, as Redis creates a key from a ZADD's size hint
-/// in the encoding that count needs. An empty set reserved past the threshold is an empty set
-/// in skiplist mode. Strong guarantee.
-template <class Params>
-inline void set_engine<Params>::reserve(size_type n) {
-    if (n <= size()) return;
-    if (n > max_size()) raise_length_error("zset: reserve() past max_size()");
-    if (!skiplist_mode() && n <= opts_.max_listpack_entries &&
-        block_type::can_hold(n, lp_ ? lp_.used() - lp_.garbage() : 0)) {
-        reserve_listpack(n);
-        return;
-    }
-    if (!skiplist_mode()) {
-        set_engine converted = skiplist_copy();
-        converted.sk_->list.reserve_head();
-        converted.sk_->index.reserve(n);
-        take(converted);
-        return;
-    }
-    sk_->index.reserve(n);
-}
-
-template <class Params>
-template <class ForwardIt>
-inline void set_engine<Params>::assign_sorted(ForwardIt first, ForwardIt last) {
-    rebuild_from(first, last, build_room::growth);
-}
 
 template <class Params>
 template <class It>
@@ -218,16 +184,7 @@ inline ZSET_NOINLINE auto set_engine<Params>::skiplist_copy() const -> set_engin
     return converted;
 }
 
-/// A copy is converted and added to, and the set changes (encoding included) only if both
-/// succeed.
-template <class Params>
-inline ZSET_NOINLINE void set_engine<Params>::convert_and_insert(const probe& k, Score s) {
-    set_engine converted = skiplist_copy();
-    converted.insert_new(converted.make_probe(k.member), s, false);
-    take(converted);
-}
-
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_CONTAINER_ENGINE_BUILD_HPP
+#endif  // ZSET_DETAIL_CONTAINER_ENGINE_CONVERSION_HPP

@@ -1,5 +1,5 @@
 // zset::detail::set_engine: listpack mode's insert and the growth of its one block. Part of
-// set_engine.hpp.
+// engine.hpp.
 // SPDX-License-Identifier: MIT
 //
 // In listpack mode the set is one block (block.hpp) with no index: an insert appends the record
@@ -7,9 +7,9 @@
 // positions, fingerprints beyond). When the block is full it is compacted (it holds garbage:
 // there is no index to re-point) or regrown, never past the positions the thresholds allow, so
 // that a block of the default 128 keeps its bucket table. Adding a member that does not fit the
-// thresholds converts the set instead (must_convert_for; the conversion is in build.hpp).
-#ifndef ZSET_DETAIL_CONTAINER_ENGINE_LISTPACK_HPP
-#define ZSET_DETAIL_CONTAINER_ENGINE_LISTPACK_HPP
+// thresholds converts the set instead (must_convert_for; the conversion is in changes.hpp).
+#ifndef ZSET_DETAIL_CONTAINER_ENGINE_LISTPACK_MODE_HPP
+#define ZSET_DETAIL_CONTAINER_ENGINE_LISTPACK_MODE_HPP
 
 #include <algorithm>
 
@@ -112,6 +112,7 @@ template <class Params>
 inline auto set_engine<Params>::listpack_grown_positions(size_type n) noexcept -> size_type {
     return std::max(block_type::grown(n), n + std::min<size_type>(n / 2, 8));
 }
+
 template <class Params>
 inline auto set_engine<Params>::listpack_grown_area(size_type units) noexcept -> size_type {
     constexpr size_type small_step = std::max<size_type>(128 / block_type::bytes_per_unit(), 1);
@@ -138,4 +139,4 @@ inline ZSET_NOINLINE void set_engine<Params>::refingerprint_listpack() noexcept 
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_CONTAINER_ENGINE_LISTPACK_HPP
+#endif  // ZSET_DETAIL_CONTAINER_ENGINE_LISTPACK_MODE_HPP

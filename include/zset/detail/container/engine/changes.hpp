@@ -1,18 +1,21 @@
-// zset::detail::set_engine: batch add — ZADD with many (member, score) pairs, applied in order as
-// Redis applies them, with the strong guarantee. Part of set_engine.hpp.
+// zset::detail::set_engine: changes in whichever encoding the set is in — inserting a new
+// member (converting when it must), updating a score, erasing a located element, erasing ranks
+// [lo, hi), and applying a planned batch add. Part of engine.hpp.
 // SPDX-License-Identifier: MIT
 //
-// The batch is planned first (batch_plan): the pairs are simulated member by member (flags only
-// ever look at the member's own score), which yields ZADD's reply and, for each distinct member,
-// its score before and after the batch. Nothing in the set changes while planning. Then:
-//   * listpack mode: the changes are applied one by one to a copy (converted first if the batch
-//     needs it), and the set takes the copy;
-//   * skiplist mode: the index is grown for the new members, each new member is inserted and
-//     each updated member gets a second, unindexed copy at its new score (the old copies stay,
-//     so a failure takes back only what was inserted); a final step that cannot fail drops the
-//     old copies and points the index at the new ones.
-#ifndef ZSET_DETAIL_CONTAINER_ENGINE_BATCH_HPP
-#define ZSET_DETAIL_CONTAINER_ENGINE_BATCH_HPP
+// Each single-element change starts from a position located once (member_index.hpp). Strong
+// guarantee throughout: whatever may throw (a new record, a block split, growing the index, a
+// conversion) happens before anything observable changes, and the steps after it cannot fail.
+// In skiplist mode a new element goes into the list first and its index entry after (rolled
+// back if the index throws, though its room was reserved first); a score update that leaves
+// the member's block inserts the new copy before dropping the old one and re-pointing the
+// index. Listpack mode's insert is in listpack_mode.hpp, the list's in skiplist_mode.hpp.
+//
+// Every range removal becomes ranks [lo, hi) (order.hpp) and erase_ranks(), which removes block
+// by block: the index entries of a block's doomed elements (found by their exact address, so no
+// member comparisons), then the elements. Removal never allocates and never throws.
+#ifndef ZSET_DETAIL_CONTAINER_ENGINE_CHANGES_HPP
+#define ZSET_DETAIL_CONTAINER_ENGINE_CHANGES_HPP
 
 #include <algorithm>
 #include <cstdint>
@@ -26,6 +29,137 @@
 
 namespace zset {
 namespace detail {
+
+// ---- insert -----------------------------------------------------------------------------------
+
+/// `may_convert` is false inside a batch, which settles conversion up front.
+template <class Params>
+inline void set_engine<Params>::insert_new(const probe& k, Score s, bool may_convert) {
+    if (!skiplist_mode()) {
+        if (may_convert && must_convert_for(k.member)) {
+            convert_and_insert(k, s);
+            return;
+        }
+        listpack_insert(k, s);
+        return;
+    }
+    sk_->index.reserve_one_more();
+    const address placed = insert_element(k, s);
+    ZSET_TRY {
+        sk_->index.insert(index_type::tag_of(k.hash), placed);
+    }
+    ZSET_CATCH_ALL {
+        erase_from_list(placed.node, position_in(sk_->list.block_of(placed.node), placed.ref));
+        ZSET_RETHROW;
+    }
+}
+
+/// A copy is converted and added to, and the set changes (encoding included) only if both
+/// succeed.
+template <class Params>
+inline ZSET_NOINLINE void set_engine<Params>::convert_and_insert(const probe& k, Score s) {
+    set_engine converted = skiplist_copy();
+    converted.insert_new(converted.make_probe(k.member), s, false);
+    take(converted);
+}
+
+// ---- score update -----------------------------------------------------------------------------
+
+/// Within its block when the new key still belongs there (no index change); otherwise the new
+/// copy is inserted first (may throw: nothing changed yet), then the old one dropped and the
+/// index pointed at the new one, neither of which allocates.
+template <class Params>
+inline void set_engine<Params>::update_score(const probe& k, const position& pos, Score given) {
+    if (!skiplist_mode()) {
+        const Score s = stored_score(given, zset::encoding::listpack);
+        move_within(lp_, pos.pos, pos.r, s, k.member, pos.entry);
+        return;
+    }
+    const Score s = given;
+    const size_type i = position_in(pos.b, pos.r);
+    if (stays_in_node(pos.node, i, s, k.member)) {
+        move_within(pos.b, i, pos.r, s, k.member);
+        sk_->list.refresh_first(pos.node);
+        return;
+    }
+    path p;
+    const placement at = place_of(s, k.member, p);
+    if (at.where.target == pos.node) {  // its own block after all
+        move_within(pos.b, i, pos.r, s, k.member);
+        sk_->list.refresh_first(pos.node);
+        return;
+    }
+    const address placed = insert_placed(at, p, s, k.member);
+    erase_from_list(pos.node, i);
+    sk_->index.set_address(pos.slot, placed);
+}
+
+/// Precondition: the element's place is in b. Never throws.
+template <class Params>
+inline void set_engine<Params>::move_within(block_type b, size_type i, ref_type r, Score s,
+                                            key_view m, size_type entry) noexcept {
+    // where (s, m) goes among the others: lower_bound counts the element itself when its old
+    // key is below the new one
+    size_type to = b.lower_bound(s, m, less_(), search_mode());
+    if (to > i) --to;
+    b.set_score_of(r, s);
+    b.move_position(i, to, entry);
+}
+
+// ---- erase ------------------------------------------------------------------------------------
+
+template <class Params>
+inline void set_engine<Params>::erase_found(const position& pos) noexcept {
+    if (!skiplist_mode()) {
+        lp_.erase(allocator(), pos.pos, pos.pos + 1, pos.entry);
+        if (lp_.empty()) release_listpack();
+        return;
+    }
+    sk_->index.erase_slot(pos.slot);
+    erase_from_list(pos.node, position_in_block(pos));
+    if (sk_->list.size() == 0) clear();
+}
+
+/// O(log n * blocks + m): a rank search per block touched.
+template <class Params>
+inline auto set_engine<Params>::erase_ranks(size_type lo, size_type hi) noexcept -> size_type {
+    const size_type removed = hi > lo ? hi - lo : 0;
+    if (removed == 0) return 0;
+    modified();
+    if (!skiplist_mode()) {
+        lp_.erase(allocator(), lo, hi);
+        if (lp_.empty()) release_listpack();
+        return removed;
+    }
+    size_type remaining = removed;
+    while (remaining > 0) {
+        const auto [x, i] =
+            lo == 0 ? std::pair<node_id, size_type>{sk_->list.first(), 0} : sk_->list.nth(lo);
+        const block_type b = sk_->list.block_of(x);
+        const size_type here = std::min(remaining, b.size() - i);
+        for (size_type j = i; j < i + here; ++j) {
+            const key_view m = b.member(j);
+            sk_->index.erase_slot(
+                sk_->index.find_present(index_type::tag_of(hash_value(m)), address{x, b.ref(j)}));
+        }
+        sk_->list.erase(x, i, i + here);
+        remaining -= here;
+    }
+    if (sk_->list.size() == 0) clear();
+    return removed;
+}
+
+// ---- a planned batch add ----------------------------------------------------------------------
+
+// A batch add is planned first (batch_plan): the pairs are simulated member by member (flags
+// only ever look at the member's own score), which yields ZADD's reply and, for each distinct
+// member, its score before and after the batch. Nothing in the set changes while planning. Then:
+//   * listpack mode: the changes are applied one by one to a copy (converted first if the batch
+//     needs it), and the set takes the copy;
+//   * skiplist mode: the index is grown for the new members, each new member is inserted and
+//     each updated member gets a second, unindexed copy at its new score (the old copies stay,
+//     so a failure takes back only what was inserted); a final step that cannot fail drops the
+//     old copies and points the index at the new ones.
 
 /// A planned batch add: what each distinct member ends up as. Members are viewed in the input
 /// (copied into `owned` only when the input yields temporaries); every allocation goes through
@@ -113,17 +247,6 @@ struct set_engine<Params>::batch_plan {
         }
     }
 };
-
-template <class Params>
-template <class ForwardIt>
-inline auto set_engine<Params>::add(ForwardIt first, ForwardIt last, add_flags flags) -> size_type {
-    modified();
-    check_flags(flags);
-    batch_plan plan(*this);
-    const size_type counted = plan.build(*this, first, last, flags);
-    apply_batch(plan);
-    return counted;
-}
 
 template <class Params>
 inline void set_engine<Params>::apply_batch(const batch_plan& plan) {
@@ -242,22 +365,7 @@ inline void set_engine<Params>::commit_move(const typename batch_plan::change& c
     sk_->index.set_address(old_copy.slot, address{x, sk_->list.block_of(x).ref(at)});
 }
 
-/// Not through the index: the batch's second copy of a member is not indexed.
-template <class Params>
-inline auto set_engine<Params>::find_element(Score s, key_view m) const noexcept
-    -> std::pair<node_id, size_type> {
-    path p;
-    sk_->list.descend([&](const node& n) { return node_before(n, s, m); }, p);
-    node_id x = p.at[0] == list_type::head_id ? sk_->list.first() : p.at[0];
-    size_type i = sk_->list.block_of(x).lower_bound(s, m, less_(), search_mode());
-    if (i == sk_->list.block_of(x).size()) {
-        x = sk_->list.at(x).next(0);
-        i = 0;
-    }
-    return {x, i};
-}
-
 }  // namespace detail
 }  // namespace zset
 
-#endif  // ZSET_DETAIL_CONTAINER_ENGINE_BATCH_HPP
+#endif  // ZSET_DETAIL_CONTAINER_ENGINE_CHANGES_HPP
