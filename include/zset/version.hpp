@@ -8,13 +8,13 @@
 #define ZSET_VERSION_HPP
 
 #define ZSET_VERSION_MAJOR 0
-#define ZSET_VERSION_MINOR 2
+#define ZSET_VERSION_MINOR 3
 #define ZSET_VERSION_PATCH 0
 
 #define ZSET_VERSION_STRINGIFY_IMPL(x) #x
 #define ZSET_VERSION_STRINGIFY(x) ZSET_VERSION_STRINGIFY_IMPL(x)
 
-/// "MAJOR.MINOR.PATCH", e.g. "0.2.0".
+/// "MAJOR.MINOR.PATCH", e.g. "0.3.0".
 #define ZSET_VERSION_STRING                                                                        \
     ZSET_VERSION_STRINGIFY(ZSET_VERSION_MAJOR)                                                     \
     "." ZSET_VERSION_STRINGIFY(ZSET_VERSION_MINOR) "." ZSET_VERSION_STRINGIFY(ZSET_VERSION_PATCH)
