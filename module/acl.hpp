@@ -55,7 +55,7 @@ inline std::string categories(std::string_view native, bool with_zset) {
 /// server without RedisModule_AddACLCategory.
 inline bool declare_zset_category(rmapi::Ctx* ctx) {
     if (rmapi::AddACLCategory == nullptr) return false;
-    // EBUSY: declared already, by an earlier load of the module (a category outlives it).
+    // EBUSY: declared already, by a previous load of the module (a category outlives it).
     return rmapi::AddACLCategory(ctx, "zset") == rmapi::OK || errno == EBUSY;
 }
 

@@ -72,8 +72,8 @@ struct server_rules {
     /// SCAN / ZSCAN cursors: strtoul(3) with no leading blank ("" is 0, "-1" wraps around) before
     /// Redis 7.4 and Valkey 8.0; string2ull from then on (arguments.hpp, parse_scan_cursor).
     bool scan_cursor_string2ull = false;
-    /// ZRANK / ZREVRANK ... WITHSCORE (Redis 7.2 and later, Valkey); before, the commands take
-    /// exactly key and member, and more is "ERR wrong number of arguments".
+    /// ZRANK / ZREVRANK ... WITHSCORE (Redis 7.2 and later, Valkey); off, the commands take
+    /// exactly key and member, and more is "ERR wrong number of arguments" (Redis 7.0).
     bool rank_withscore = true;
     /// ZADD's encoding choice before it adds. Visible in OBJECT ENCODING, and in scores: a
     /// listpack stores an integral score as an integer, so -0 added to a listpack reads back 0.

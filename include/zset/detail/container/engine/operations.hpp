@@ -3,7 +3,7 @@
 // ZREMRANGEBY* / ZPOP*, building, ZRANDMEMBER / ZSCAN, and validate(). Part of engine.hpp.
 // SPDX-License-Identifier: MIT
 //
-// A public member is defined here unless an earlier layer calls it: the lifetime, the observers
+// A public member is defined here unless a lower layer calls it: the lifetime, the observers
 // and size (state.hpp), and begin, end and nth (views.hpp). A helper that serves one operation
 // only sits beside it.
 #ifndef ZSET_DETAIL_CONTAINER_ENGINE_OPERATIONS_HPP
