@@ -17,6 +17,10 @@
   dropin       drop-in mode against a server without the module: redis-benchmark's own `zadd`
                and `zpopmin` tests and pipelined ZSCORE / ZRANK / ZRANGEBYSCORE, the two servers
                run one after the other, alternated, medians of --rounds.
+  smallkeys    100 keys of 100 members (random key and member: ZADD, ZSCORE, ZRANGE 0 9,
+               ZREM), each way a server can hold them: Redis without the module, ZSET.* on
+               module keys, and drop-in mode with zset.dropin-small-keys native and module;
+               ratios to Redis without the module, medians of --rounds.
 
 Writes a Markdown table (--out) and JSON (--json). Ratios are module / native: below 1 is
 smaller memory, above 1 is more requests per second. The host is shared and noisy: compare the
@@ -221,6 +225,62 @@ def dropin(make, redis_server, module, rounds, quick):
     return [summary(name, *results[name]) for name, _ in DROPIN]
 
 
+# 100 keys of 100 members, as redis-benchmark names them (-r 100: every __rand_int__ in a command
+# is drawn on its own, so one command picks a random key and a random member).
+SMALL_KEYS = [
+    ("ZADD", "ZADD k:__rand_int__ __rand_int__ m:__rand_int__"),
+    ("ZSCORE", "ZSCORE k:__rand_int__ m:__rand_int__"),
+    ("ZRANGE 0 9", "ZRANGE k:__rand_int__ 0 9"),
+    ("ZREM", "ZREM k:__rand_int__ m:__rand_int__"),
+]
+
+# How each server serves the small keys: (label, zset.so loaded, drop-in small-keys policy or
+# None outside drop-in mode, command prefix, the ZADD the keys are filled with).
+SMALL_KEY_SERVERS = [
+    ("native", False, None, "", "ZADD"),
+    ("ZSET.* on module keys", True, None, "ZSET.", "ZSET.ZADD"),
+    ("drop-in, small keys native", True, "native", "", "ZADD"),
+    ("drop-in, small keys module", True, "module", "", "ZADD"),
+]
+
+
+def fill_small_keys(c, zadd):
+    p = c.pipeline(transaction=False)
+    for k in range(100):
+        args = []
+        for j in range(100):
+            args += [j, "m:%012d" % j]
+        p.execute_command(zadd, "k:%012d" % k, *args)
+    p.execute()
+
+
+def smallkeys(make, redis_server, module, rounds, quick):
+    """redis-benchmark on 100 keys of 100 members, random key and member, each way a server
+    can serve them; every row refills the keys first (ZREM empties them)."""
+    requests = 100_000 if quick else 400_000
+    results = {(label, name): [] for label, *_ in SMALL_KEY_SERVERS for name, _ in SMALL_KEYS}
+    for _ in range(rounds):
+        for label, loaded, policy, prefix, zadd in SMALL_KEY_SERVERS:
+            extra = [] if policy is None else ["--zset.dropin", "yes",
+                                                "--zset.dropin-small-keys", policy]
+            s = make(redis_server, module if loaded else None, module_args=extra).start()
+            c = s.client()
+            for name, template in SMALL_KEYS:
+                c.flushall()
+                fill_small_keys(c, zadd)
+                argv = (prefix + template).split()
+                results[(label, name)].append(benchmark(s.port, argv, requests, ["-r", "100"]))
+            s.stop()
+    rows = []
+    for name, _ in SMALL_KEYS:
+        native = results[("native", name)]
+        for label, *_ in SMALL_KEY_SERVERS[1:]:
+            row = summary(name, native, results[(label, name)])
+            row["way"] = label
+            rows.append(row)
+    return rows
+
+
 def markdown(res, command):
     m, u = res["memory"], res["unlink"]
     lines = ["# The Redis module against Redis's own sorted sets", "",
@@ -264,13 +324,13 @@ def main():
     ap.add_argument("--redis-server", default=shutil.which("redis-server"))
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--quick", action="store_true", help="smaller data, for a smoke run")
-    ap.add_argument("--only", help="comma-separated: memory,throughput,unlink,dropin")
+    ap.add_argument("--only", help="comma-separated: memory,throughput,unlink,dropin,smallkeys")
     ap.add_argument("--out", help="Markdown report")
     ap.add_argument("--json", help="JSON results")
     args = ap.parse_args()
     support.require(args.redis_server)
     module = os.path.abspath(args.module)
-    parts = (args.only or "memory,throughput,unlink,dropin").split(",")
+    parts = (args.only or "memory,throughput,unlink,dropin,smallkeys").split(",")
     res = {"rounds": args.rounds}
     with support.servers(prefix="zset-bench-") as make:
         s = make(args.redis_server, module).start()
@@ -288,6 +348,12 @@ def main():
         if "dropin" in parts:
             res["dropin"] = dropin(make, args.redis_server, module, args.rounds, args.quick)
             print(json.dumps(res["dropin"]))
+        if "smallkeys" in parts:
+            res["smallkeys"] = smallkeys(make, args.redis_server, module, args.rounds, args.quick)
+            for r in res["smallkeys"]:
+                print("%-28s %-12s native %9.0f  this way %9.0f  ratio %.2f (%.2f-%.2f)" % (
+                    r["way"], r["name"], r["native"], r["module"], r["ratio"], r["spread"][0],
+                    r["spread"][1]))
     command = "python3 bench/module_bench.py --module <zset.so> --rounds %d%s" % (
         args.rounds, " --quick" if args.quick else "")
     if args.json:

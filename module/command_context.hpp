@@ -14,6 +14,7 @@
 #ifndef ZSET_MODULE_COMMAND_CONTEXT_HPP
 #define ZSET_MODULE_COMMAND_CONTEXT_HPP
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <limits>
@@ -26,6 +27,7 @@
 #include <utility>
 #include <vector>
 
+#include "dropin_keys.hpp"
 #include "redis_module_api.hpp"
 #include "state.hpp"
 #include "value.hpp"
@@ -106,31 +108,45 @@ public:
     // ---- the sorted-set context (include/zset/redis/command.hpp) ----------------------------
 
     /// A module key; in drop-in mode, one of Redis's own sorted sets is read as a copy by
-    /// ZRANGESTORE (its result becomes a module key) and handed to Redis's command by any other
-    /// command (native_key).
+    /// ZRANGESTORE, adopted as a module key by a ZADD / ZINCRBY that would make Redis convert
+    /// it (dropin_keys.hpp), and handed to Redis's command by any other command (native_key).
     zset::redis::typed_value<value> find_zset(std::string_view key) {
         zset::redis::typed_value<value> r;
         rmapi::Key* k = open(key);
         const int type = rmapi::KeyType(k);
         if (type == rmapi::KEYTYPE_EMPTY) return r;
         r.present = true;
-        if (type == rmapi::KEYTYPE_MODULE && rmapi::ModuleTypeGetType(k) == state().type)
+        if (type == rmapi::KEYTYPE_MODULE && rmapi::ModuleTypeGetType(k) == state().type) {
             r.value = sized(static_cast<value*>(rmapi::ModuleTypeGetValue(k)));
+            read_module_key_ = true;
+        }
         if (type == rmapi::KEYTYPE_ZSET && state().dropin) {
-            if (row_->name != "zrangestore") throw native_key{};
-            r.value = native_zset(k);
+            if (row_->name == "zrangestore")
+                r.value = native_zset(k);
+            else if (native_outgrows(k))
+                r.value = adopt_native(key, k);
+            else
+                throw native_key{};
         }
         r.wrongtype = r.value == nullptr;
         return r;
     }
+    /// A new module key; in drop-in mode a ZADD / ZINCRBY whose result Redis keeps as a
+    /// listpack is handed to Redis's command instead (native_key), with zset.dropin-small-keys
+    /// `native`.
     value& create_zset(std::string_view key) {
+        if (small_keys_native() && new_key_stays_listpack()) throw native_key{};
         value* v = new_value(zset_options());
         rmapi::ModuleTypeSetValue(open(key), state().type, v);
         rmapi::SignalKeyAsReady(ctx_, key_string(key));
         return *sized(v);
     }
-    /// *STORE: the value and its TTL replaced (the old value is freed by the server).
+    /// *STORE: the value and its TTL replaced (the old value is freed by the server). In
+    /// drop-in mode with zset.dropin-small-keys `native`, a result that fits Redis's listpack,
+    /// read from Redis's own keys only, is Redis's command's to store (native_key): Redis
+    /// computes it again and stores it as its own sorted set.
     void store_zset(std::string_view key, value&& v) {
+        if (stays_native(v)) throw native_key{};
         forget_sized(open(key));  // the value replaced is freed
         rmapi::ModuleTypeSetValue(open(key), state().type, new_value(std::move(v)));
         rmapi::SignalKeyAsReady(ctx_, key_string(key));
@@ -165,6 +181,13 @@ public:
     }
 
     // ---- for the module's own commands (generic_commands.hpp) ----------------------------------
+
+    /// Whether a set this command would store as a module key is Redis's own to store instead
+    /// (store_zset: drop-in mode, zset.dropin-small-keys `native`, a set Redis keeps as a
+    /// listpack, read from no module key).
+    bool stays_native(const value& v) const {
+        return small_keys_native() && !read_module_key_ && fits_listpack(v);
+    }
 
     /// Whether the key exists (whatever its type).
     bool key_exists(std::string_view key) {
@@ -270,6 +293,23 @@ private:
     }
     /// A copy of a native sorted set, read as an input (ZUNION over Redis's own keys).
     value* native_zset(rmapi::Key* k);
+    /// A native sorted set's elements as a set with the thresholds in force.
+    value read_native(rmapi::Key* k);
+    /// Drop-in mode with zset.dropin-small-keys `native`.
+    static bool small_keys_native() noexcept {
+        return state().dropin && state().dropin_small_keys == small_keys::native;
+    }
+    /// Whether this ZADD / ZINCRBY leaves the key it creates a listpack in Redis's hands.
+    bool new_key_stays_listpack() const;
+    /// Whether this command, a ZADD / ZINCRBY, would make Redis convert its sorted set `k`.
+    bool native_outgrows(rmapi::Key* k);
+    /// Makes Redis's sorted set `k` (named `key`) a module key of the same elements, TTL and
+    /// encoding.
+    value* adopt_native(std::string_view key, rmapi::Key* k);
+    /// OBJECT ENCODING of a native key, as Redis answers it.
+    std::string native_encoding(std::string_view key);
+    /// Whether Redis keeps `v` as a listpack when a *STORE command writes it.
+    static bool fits_listpack(const value& v);
     /// A native set's members (each weighing 1).
     const zset::redis::set_value::members_type* native_set(std::string_view key);
 
@@ -289,6 +329,8 @@ private:
     std::pmr::vector<sized_value> sized_;
     std::optional<block_request> block_;
     bool forwarded_ = false;
+    /// Whether the command read one of the module's keys (a *STORE's result then stays one).
+    bool read_module_key_ = false;
     // std::list: stable addresses, and nothing allocated until the first (std::deque allocates
     // when it is made, on every command)
     std::list<value> native_zsets_;
@@ -333,6 +375,7 @@ module_command::setop_input_of(std::string_view key) {
         return setop_input(static_cast<const value*>(nullptr));
     case rmapi::KEYTYPE_MODULE:
         if (rmapi::ModuleTypeGetType(k) != state().type) return std::nullopt;
+        read_module_key_ = true;
         return setop_input(static_cast<const value*>(rmapi::ModuleTypeGetValue(k)));
     case rmapi::KEYTYPE_ZSET:
         return setop_input(native_zset(k));
@@ -343,7 +386,65 @@ module_command::setop_input_of(std::string_view key) {
     }
 }
 
-inline value* module_command::native_zset(rmapi::Key* k) {
+inline bool module_command::new_key_stays_listpack() const {
+    const auto p = dropin_keys::pairs_of(row_->name, argv, argc);
+    return p && dropin_keys::new_key_stays_listpack(*p, argv, state().thresholds,
+                                                    state().rules.zadd_hint);
+}
+
+inline bool module_command::native_outgrows(rmapi::Key* k) {
+    const auto p = dropin_keys::pairs_of(row_->name, argv, argc);
+    if (!p) return false;
+    return dropin_keys::native_key_outgrows(
+        rmapi::ValueLength(k), *p, argv, state().thresholds, state().rules.zadd_hint,
+        [&](std::string_view m) {
+            double score = 0;
+            return rmapi::ZsetScore(k, key_string(m), &score) == rmapi::OK;
+        });
+}
+
+/// The set keeps Redis's encoding of the key: a listpack may hold members past thresholds
+/// lowered since they were added, and Redis converts it only at its next insert, as the
+/// container does (set_options changes no encoding).
+inline value* module_command::adopt_native(std::string_view key, rmapi::Key* k) {
+    const rmapi::mstime_t ttl = rmapi::GetExpire(k);
+    value read = read_native(k);
+    const bool listpack = native_encoding(key) == "listpack";
+    zset::options held = zset_options();
+    if (listpack) {
+        held.max_listpack_entries = std::max(held.max_listpack_entries, read.size());
+        for (const auto& e : read)
+            held.max_listpack_value = std::max(held.max_listpack_value, e.member.size());
+    } else {
+        held.max_listpack_entries = 0;
+    }
+    value kept = value::from_sorted(read.begin(), read.end(), held);
+    kept.set_options(zset_options());
+    value* v = new_value(std::move(kept));
+    rmapi::ModuleTypeSetValue(k, state().type, v);
+    if (ttl != rmapi::NO_EXPIRE) rmapi::SetExpire(k, ttl);
+    return sized(v);
+}
+
+inline std::string module_command::native_encoding(std::string_view key) {
+    rmapi::CallReply* r = rmapi::Call(ctx_, "OBJECT", "cs", "ENCODING", key_string(key));
+    if (r == nullptr) return {};
+    std::size_t len = 0;
+    const char* p = rmapi::CallReplyStringPtr(r, &len);
+    std::string encoding = p != nullptr ? std::string(p, len) : std::string();
+    rmapi::FreeCallReply(r);
+    return encoding;
+}
+
+inline bool module_command::fits_listpack(const value& v) {
+    const zset::options& limits = state().thresholds;
+    if (v.size() > limits.max_listpack_entries) return false;
+    std::size_t longest = 0;
+    for (const auto& e : v) longest = std::max(longest, e.member.size());
+    return dropin_keys::store_fits_listpack(v.size(), longest, limits);
+}
+
+inline value module_command::read_native(rmapi::Key* k) {
     std::vector<std::pair<std::string, double>> elements;
     const double inf = std::numeric_limits<double>::infinity();
     if (rmapi::ZsetFirstInScoreRange(k, -inf, inf, 0, 0) == rmapi::OK) {
@@ -356,8 +457,11 @@ inline value* module_command::native_zset(rmapi::Key* k) {
         }
         rmapi::ZsetRangeStop(k);
     }
-    return &native_zsets_.emplace_back(
-        value::from_sorted(elements.begin(), elements.end(), zset_options()));
+    return value::from_sorted(elements.begin(), elements.end(), zset_options());
+}
+
+inline value* module_command::native_zset(rmapi::Key* k) {
+    return &native_zsets_.emplace_back(read_native(k));
 }
 
 inline const zset::redis::set_value::members_type*

@@ -1,9 +1,9 @@
 // zset module — configuration: the server the module is loaded into (Redis or Valkey, and its
 // version) decides the rules its commands follow where servers differ; Redis's own
 // zset-max-listpack-entries / -value steer the module's sorted sets (read at load and after
-// every CONFIG SET), and the module's configs
-// (zset.dropin) are registered with Redis, so they are set with `--zset.dropin yes` after
-// --loadmodule, in redis.conf, or with CONFIG SET.
+// every CONFIG SET), and the module's configs (zset.dropin, zset.dropin-small-keys) are
+// registered with Redis, so they are set with `--zset.dropin yes` after --loadmodule, in
+// redis.conf, or with CONFIG SET.
 // SPDX-License-Identifier: MIT
 #ifndef ZSET_MODULE_CONFIG_HPP
 #define ZSET_MODULE_CONFIG_HPP
@@ -89,12 +89,28 @@ inline int set_dropin(const char*, int on, void*, rmapi::String**) {
     return rmapi::OK;
 }
 
+inline int get_small_keys(const char*, void*) {
+    return static_cast<int>(state().dropin_small_keys);
+}
+inline int set_small_keys(const char*, int v, void*, rmapi::String**) {
+    state().dropin_small_keys = static_cast<small_keys>(v);
+    return rmapi::OK;
+}
+
 /// Registers the module's configs and takes their values from the command line / config file;
 /// subscribes to CONFIG SET. `on_dropin` runs after zset.dropin changes. \returns false when
 /// Redis refused.
 inline bool configure(rmapi::Ctx* ctx, rmapi::ConfigApplyFunc on_dropin) {
     if (rmapi::RegisterBoolConfig(ctx, "dropin", 0, rmapi::CONFIG_DEFAULT, get_dropin, set_dropin,
                                   on_dropin, nullptr) != rmapi::OK)
+        return false;
+    const char* small_key_names[] = {"native", "module"};
+    const int small_key_values[] = {static_cast<int>(small_keys::native),
+                                    static_cast<int>(small_keys::module)};
+    if (rmapi::RegisterEnumConfig(ctx, "dropin-small-keys", small_key_values[0],
+                                  rmapi::CONFIG_DEFAULT, small_key_names, small_key_values, 2,
+                                  get_small_keys, set_small_keys, nullptr,
+                                  nullptr) != rmapi::OK)
         return false;
     if (rmapi::LoadConfigs(ctx) != rmapi::OK) return false;
     read_thresholds(ctx);

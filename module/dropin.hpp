@@ -25,9 +25,11 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "acl.hpp"
 #include "commands.hpp"
+#include "dropin_keys.hpp"
 #include "redis_module_api.hpp"
 #include "state.hpp"
 #include <zset/detail/redis_text.hpp>
@@ -89,6 +91,89 @@ inline bool rename_permitted(rmapi::CommandFilterCtx* f, int argc, rmapi::String
                                   rmapi::CommandFilterArgGet(f, 0), twin);
 }
 
+/// The rows whose one key is their first argument and which neither block nor store: on a key
+/// that is not a module key, Redis's own command gives the answer the module would hand it.
+inline constexpr std::string_view single_key_rows[] = {
+    "zadd",     "zincrby",          "zrem",          "zscore",           "zmscore",
+    "zcard",    "zcount",           "zlexcount",     "zrange",           "zrangebyscore",
+    "zrevrangebyscore", "zrangebylex", "zrevrangebylex", "zrevrange",    "zrank",
+    "zrevrank", "zremrangebyrank",  "zremrangebyscore", "zremrangebylex", "zpopmin",
+    "zpopmax",  "zrandmember",      "zscan",         "type",             "object",
+    "dump"};
+
+constexpr bool single_key_row(std::string_view name) noexcept {
+    for (std::string_view r : single_key_rows)
+        if (r == name) return true;
+    return false;
+}
+
+/// The filter's view of a command's arguments.
+struct filter_args {
+    std::vector<std::string_view> views;
+    explicit filter_args(rmapi::CommandFilterCtx* f, int argc) {
+        views.reserve(static_cast<std::size_t>(argc));
+        for (int i = 0; i < argc; ++i) {
+            std::size_t len = 0;
+            const char* p = rmapi::StringPtrLen(rmapi::CommandFilterArgGet(f, i), &len);
+            views.emplace_back(p, len);
+        }
+    }
+};
+
+/// Whether a command on Redis's own sorted set `k` (or on a missing key) stays Redis's: all but
+/// a ZADD / ZINCRBY that would make the key outgrow Redis's listpack (dropin_keys.hpp).
+inline bool native_answers(rmapi::CommandFilterCtx* f, const module_spec& row, int argc,
+                           rmapi::Key* k, int type) {
+    const filter_args args(f, argc);
+    const auto pairs = dropin_keys::pairs_of(row.name, args.views.data(), args.views.size());
+    if (!pairs) return true;
+    const module_state& s = state();
+    if (type == rmapi::KEYTYPE_EMPTY)
+        return dropin_keys::new_key_stays_listpack(*pairs, args.views.data(), s.thresholds,
+                                                   s.rules.zadd_hint);
+    return !dropin_keys::native_key_outgrows(
+        rmapi::ValueLength(k), *pairs, args.views.data(), s.thresholds, s.rules.zadd_hint,
+        [&](std::string_view m) {  // m views one of the arguments: its string is asked about
+            double score = 0;
+            for (std::size_t j = pairs->first + 1; j < args.views.size(); j += 2)
+                if (args.views[j].data() == m.data())
+                    return rmapi::ZsetScore(k, rmapi::CommandFilterArgGet(f, static_cast<int>(j)),
+                                            &score) == rmapi::OK;
+            return false;
+        });
+}
+
+/// Where the server tells the filter its client (Redis 7.2+, Valkey), with
+/// zset.dropin-small-keys `native`: whether the command is Redis's own to run — one key, not a
+/// module key, and no ZADD that makes Redis convert it. Then Redis serves its own sorted sets at
+/// its own speed; elsewhere the module hands them over (module_command::forward). A client
+/// queuing a transaction is renamed always: its keys may change before EXEC.
+inline bool stays_native(rmapi::CommandFilterCtx* f, const module_spec& row, int argc) {
+    if (rmapi::CommandFilterGetClientId == nullptr || !single_key_row(row.name) ||
+        state().dropin_small_keys != small_keys::native)
+        return false;
+    rmapi::ClientInfo info{};
+    info.version = 1;
+    if (rmapi::GetClientInfoById(&info, rmapi::CommandFilterGetClientId(f)) != rmapi::OK ||
+        (info.flags & rmapi::CLIENTINFO_FLAG_MULTI) != 0)
+        return false;
+    rmapi::Ctx* ctx = filter_context();
+    if (rmapi::SelectDb(ctx, info.db) != rmapi::OK) return false;
+    const int key_at = row.name == "object" ? 2 : 1;
+    rmapi::Key* k = rmapi::OpenKey(ctx, rmapi::CommandFilterArgGet(f, key_at),
+                                   rmapi::OPEN_READ | rmapi::OPEN_KEY_NOTOUCH |
+                                       rmapi::OPEN_KEY_NONOTIFY | rmapi::OPEN_KEY_NOSTATS |
+                                       rmapi::OPEN_KEY_NOEXPIRE);
+    const int type = rmapi::KeyType(k);
+    bool native = true;
+    if (type == rmapi::KEYTYPE_MODULE)
+        native = rmapi::ModuleTypeGetType(k) != state().type;
+    else if (type == rmapi::KEYTYPE_EMPTY || type == rmapi::KEYTYPE_ZSET)
+        native = native_answers(f, row, argc, k, type);
+    rmapi::CloseKey(k);
+    return native;
+}
+
 /// The command filter.
 inline void dropin_filter(rmapi::CommandFilterCtx* f) {
     std::size_t len = 0;
@@ -96,6 +181,7 @@ inline void dropin_filter(rmapi::CommandFilterCtx* f) {
     const module_spec* row = dropin_row(std::string_view(p, len), f);
     const int argc = rmapi::CommandFilterArgsCount(f);
     if (row == nullptr || !arity_fits(row->arity, argc)) return;
+    if (stays_native(f, *row, argc)) return;
     rmapi::String* name = module_names()[static_cast<std::size_t>(row - zset_rows.data())];
     if (!rename_permitted(f, argc, name)) return;
     rmapi::RetainString(nullptr, name);

@@ -11,7 +11,8 @@
 //                          ZSET_2, this server's RDB version): RESTORE on any Redis reads it
 //   ZSET.RESTORE ...       a sorted-set payload (types ZSET, ZSET_2, ZSET_ZIPLIST, ZSET_LISTPACK)
 //                          becomes a module key, with RESTORE's options, checks and errors in
-//                          Redis's order; other payloads go to Redis's RESTORE
+//                          Redis's order; other payloads go to Redis's RESTORE, and so does a
+//                          sorted set drop-in mode keeps as Redis's own (dropin_keys.hpp)
 // In drop-in mode (dropin.hpp) the native names reach these. Each is a handler over the
 // module's context, like the sorted-set commands.
 #ifndef ZSET_MODULE_GENERIC_COMMANDS_HPP
@@ -19,6 +20,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <utility>
 
 #include "command_context.hpp"
 #include "redis_module_api.hpp"
@@ -90,9 +92,11 @@ inline void restore(module_command& c) {
     if (!st.ok()) return c.out.error(codec::redis_error_text(st.kind()));
     const long long now = c.now_ms();
     if (ttl != 0 && !o.absttl) ttl += now;
+    value loaded = rd::load_zset<value>(obj, c.zset_options());
+    if (c.stays_native(loaded)) return c.forward(true);  // Redis restores its own listpack
     if (o.replace) c.remove_key(key);
     if (ttl != 0 && ttl <= now) return c.out.ok();  // already expired: nothing is stored
-    c.store_zset(key, rd::load_zset<value>(obj, c.zset_options()));
+    c.store_zset(key, std::move(loaded));
     if (ttl != 0) c.set_expire(key, ttl - now);
     c.out.ok();
 }

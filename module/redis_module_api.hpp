@@ -66,6 +66,12 @@ inline constexpr uint64_t TYPE_METHOD_VERSION = 4;  // TypeMethods layout below 
 // OpenKey() mode bits.
 inline constexpr int OPEN_READ = 1 << 0;
 inline constexpr int OPEN_WRITE = 1 << 1;
+// OpenKey modes of Redis 7.2 and later: the lookup touches no LRU / LFU clock, sends no
+// keyspace-miss event, counts no hit or miss, and deletes no expired key (which reads empty).
+inline constexpr int OPEN_KEY_NOTOUCH = 1 << 16;
+inline constexpr int OPEN_KEY_NONOTIFY = 1 << 17;
+inline constexpr int OPEN_KEY_NOSTATS = 1 << 18;
+inline constexpr int OPEN_KEY_NOEXPIRE = 1 << 19;
 inline constexpr int OPEN_NOTOUCH = 1 << 16;  // do not update LRU/LFU
 
 // KeyType() results.
@@ -283,6 +289,8 @@ using TypeCopyFunc2 = void* (*)(KeyOptCtx* ctx, const void* value);
 
 using ConfigGetBoolFunc = int (*)(const char* name, void* privdata);
 using ConfigSetBoolFunc = int (*)(const char* name, int val, void* privdata, String** err);
+using ConfigGetEnumFunc = int (*)(const char* name, void* privdata);
+using ConfigSetEnumFunc = int (*)(const char* name, int val, void* privdata, String** err);
 using ConfigGetNumericFunc = long long (*)(const char* name, void* privdata);
 using ConfigSetNumericFunc = int (*)(const char* name, long long val, void* privdata, String** err);
 using ConfigApplyFunc = int (*)(Ctx* ctx, void* privdata, String** err);
@@ -457,6 +465,8 @@ inline int (*ZsetRangeEndReached)(Key* key) = nullptr;
 inline void (*ZsetRangeStop)(Key* key) = nullptr;
 // Adds or updates one member of a native sorted set (creating the key); `flags` may be null.
 inline int (*ZsetAdd)(Key* key, double score, String* member, int* flags) = nullptr;
+// A member's score: OK, or ERR when the member (or the key) is absent.
+inline int (*ZsetScore)(Key* key, String* member, double* score) = nullptr;
 
 // strings
 inline String* (*CreateString)(Ctx* ctx, const char* ptr, size_t len) = nullptr;
@@ -528,6 +538,10 @@ inline int (*CommandFilterArgReplace)(CommandFilterCtx* fctx, int pos, String* a
 inline int (*RegisterBoolConfig)(Ctx* ctx, const char* name, int default_val, unsigned int flags,
                                  ConfigGetBoolFunc getfn, ConfigSetBoolFunc setfn,
                                  ConfigApplyFunc applyfn, void* privdata) = nullptr;
+inline int (*RegisterEnumConfig)(Ctx* ctx, const char* name, int default_val, unsigned int flags,
+                                 const char** enum_values, const int* int_values, int count,
+                                 ConfigGetEnumFunc getfn, ConfigSetEnumFunc setfn,
+                                 ConfigApplyFunc applyfn, void* privdata) = nullptr;
 inline int (*LoadConfigs)(Ctx* ctx) = nullptr;
 inline int (*SubscribeToServerEvent)(Ctx* ctx, Event event, EventCallback callback) = nullptr;
 
@@ -546,6 +560,20 @@ inline int (*ACLAddLogEntry)(Ctx* ctx, User* user, String* object, int reason) =
 // A context of the module's own, not tied to a command: what GetClientUserNameById needs
 // inside a command filter, which has none.
 inline Ctx* (*GetDetachedThreadSafeContext)(Ctx* ctx) = nullptr;
+// The database a context's keys are opened in (the filter's lookups, in its client's).
+inline int (*SelectDb)(Ctx* ctx, int newid) = nullptr;
+
+// A client's flags and selected database, by id (ClientInfo::version must be 1).
+struct ClientInfo {
+    std::uint64_t version;
+    std::uint64_t flags;
+    std::uint64_t id;
+    char addr[46];
+    std::uint16_t port;
+    std::uint16_t db;
+};
+inline constexpr std::uint64_t CLIENTINFO_FLAG_MULTI = 1 << 5;  // queuing a transaction
+inline int (*GetClientInfoById)(void* ci, std::uint64_t id) = nullptr;
 
 // INFO: the module's own section (INFO zset, INFO modules, INFO everything)
 inline int (*RegisterInfoFunc)(Ctx* ctx, InfoFunc cb) = nullptr;
@@ -636,6 +664,7 @@ inline int Init(Ctx* ctx, const char* module_name, int module_version, int apive
     RMAPI_NEED(ZsetRangeEndReached);
     RMAPI_NEED(ZsetRangeStop);
     RMAPI_NEED(ZsetAdd);
+    RMAPI_NEED(ZsetScore);
     RMAPI_NEED(CreateString);
     RMAPI_NEED(FreeString);
     RMAPI_NEED(RetainString);
@@ -684,6 +713,7 @@ inline int Init(Ctx* ctx, const char* module_name, int module_version, int apive
     RMAPI_NEED(CommandFilterArgGet);
     RMAPI_NEED(CommandFilterArgReplace);
     RMAPI_NEED(RegisterBoolConfig);
+    RMAPI_NEED(RegisterEnumConfig);
     RMAPI_NEED(LoadConfigs);
     RMAPI_NEED(SubscribeToServerEvent);
     RMAPI_NEED(GetClientUserNameById);
@@ -693,6 +723,8 @@ inline int Init(Ctx* ctx, const char* module_name, int module_version, int apive
     RMAPI_NEED(ACLCheckCommandPermissions);
     RMAPI_NEED(ACLAddLogEntry);
     RMAPI_NEED(GetDetachedThreadSafeContext);
+    RMAPI_NEED(SelectDb);
+    RMAPI_NEED(GetClientInfoById);
     RMAPI_NEED(RegisterInfoFunc);
     RMAPI_NEED(InfoAddSection);
     RMAPI_NEED(InfoAddFieldCString);

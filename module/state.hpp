@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <random>
 
+#include "dropin_keys.hpp"
 #include "redis_module_api.hpp"
 #include <zset/common.hpp>
 #include <zset/redis/config.hpp>
@@ -26,6 +27,9 @@ struct module_state {
     zset::options thresholds{};
     /// zset.dropin: the native sorted-set commands are served by the module (dropin.hpp).
     bool dropin = false;
+    /// zset.dropin-small-keys: where drop-in mode keeps a sorted set that fits Redis's listpack
+    /// thresholds (dropin_keys.hpp).
+    small_keys dropin_small_keys = small_keys::native;
     /// The server the module is loaded into (detected at load, config.hpp): Redis or
     /// Valkey, and its version as RedisModule_GetServerVersion gives it (0x00MMmmpp).
     zset::redis::server_family server = zset::redis::server_family::redis;

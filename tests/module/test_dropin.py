@@ -8,11 +8,12 @@ unchanged client code, and every result is compared:
     list by a Lua script (redis.call('ZRANGEBYSCORE' ...), ZREM, RPUSH) when due;
   * a leaderboard updated in MULTI / EXEC (redis-py's transactional pipeline);
   * the keyspace events the commands send (notify-keyspace-events KEA);
-and the keys on the drop-in server are the module's type. Then:
-  * a replica without the module cannot take the master's data (the full sync's RDB holds
-    module values): its link stays down and its log names the module type;
-  * an AOF written in drop-in mode, replayed by a server without the module, stops that server
-    (the AOF holds ZSET.* commands), never silently.
+and the sorted sets Redis keeps as skiplists are module keys on the drop-in server, the ones it
+keeps as listpacks its own (module/dropin_keys.hpp; test_dropin_keys.py tests the rule). Then:
+  * a replica without the module cannot take the master's data once it holds a module key (the
+    full sync's RDB holds module values): its link stays down and its log names the module type;
+  * an AOF written in drop-in mode with a module key, replayed by a server without the module,
+    stops that server (the AOF holds ZSET.* commands), never silently.
 """
 
 import sys
@@ -28,6 +29,10 @@ for _, job in ipairs(due) do
 end
 return #due
 """
+
+
+# More members than zset-max-listpack-entries: a module key in drop-in mode.
+BIG = {"m%d" % i: i for i in range(200)}
 
 
 def redis_py_calls(c):
@@ -138,7 +143,7 @@ def keyspace_events(c):
 
 def replica_without_module(checks, make, redis_server, module):
     master = make(redis_server, module, module_args=["--zset.dropin", "yes"]).start()
-    master.client().zadd("lb", {"a": 1})
+    master.client().zadd("lb", BIG)  # past the listpack thresholds: a module key
     plain = make(redis_server, None).start()
     plain.client().execute_command("REPLICAOF", "127.0.0.1", master.port)
     deadline = time.time() + 20
@@ -160,7 +165,7 @@ def replica_without_module(checks, make, redis_server, module):
 def aof_without_module(checks, make, redis_server, module):
     s = make(redis_server, module, module_args=["--zset.dropin", "yes"],
              args=["--appendonly", "yes", "--aof-use-rdb-preamble", "no"]).start()
-    s.client().zadd("lb", {"a": 1, "b": 2})
+    s.client().zadd("lb", BIG)
     s.stop()
     s.module = None
     try:
@@ -184,8 +189,14 @@ def main():
             want, got = scenario(n), scenario(d)
             checks.equal(got, want, name)
         module_keys = sorted(d.scan(0, count=1000, _type="zsetmod--")[1])
-        checks.equal(module_keys, sorted(k for k in d.keys() if n.type(k) == b"zset"),
-                     "every sorted set on the drop-in server is a module key")
+        checks.equal(module_keys, sorted(k for k in n.keys() if n.type(k) == b"zset" and
+                                         n.object("encoding", k) != b"listpack"),
+                     "the sorted sets Redis keeps as skiplists are module keys")
+        native_keys = sorted(d.scan(0, count=1000, _type="zset")[1])
+        checks.equal(native_keys, sorted(k for k in n.keys() if n.type(k) == b"zset" and
+                                         n.object("encoding", k) == b"listpack"),
+                     "the ones Redis keeps as listpacks are Redis's own "
+                     "(zset.dropin-small-keys native)")
         replica_without_module(checks, make, args.redis_server, module)
         aof_without_module(checks, make, args.redis_server, module)
     return checks.exit_code()
