@@ -395,12 +395,12 @@ inline bool module_command::new_key_stays_listpack() const {
 inline bool module_command::native_outgrows(rmapi::Key* k) {
     const auto p = dropin_keys::pairs_of(row_->name, argv, argc);
     if (!p) return false;
-    return dropin_keys::native_key_outgrows(
-        rmapi::ValueLength(k), *p, argv, state().thresholds, state().rules.zadd_hint,
-        [&](std::string_view m) {
-            double score = 0;
-            return rmapi::ZsetScore(k, key_string(m), &score) == rmapi::OK;
-        });
+    return dropin_keys::native_key_outgrows(rmapi::ValueLength(k), *p, argv, state().thresholds,
+                                            state().rules.zadd_hint, [&](std::string_view m) {
+                                                double score = 0;
+                                                return rmapi::ZsetScore(k, key_string(m), &score) ==
+                                                       rmapi::OK;
+                                            });
 }
 
 /// The set keeps Redis's encoding of the key: a listpack may hold members past thresholds

@@ -109,8 +109,7 @@ inline bool configure(rmapi::Ctx* ctx, rmapi::ConfigApplyFunc on_dropin) {
                                     static_cast<int>(small_keys::module)};
     if (rmapi::RegisterEnumConfig(ctx, "dropin-small-keys", small_key_values[0],
                                   rmapi::CONFIG_DEFAULT, small_key_names, small_key_values, 2,
-                                  get_small_keys, set_small_keys, nullptr,
-                                  nullptr) != rmapi::OK)
+                                  get_small_keys, set_small_keys, nullptr, nullptr) != rmapi::OK)
         return false;
     if (rmapi::LoadConfigs(ctx) != rmapi::OK) return false;
     read_thresholds(ctx);

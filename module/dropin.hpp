@@ -93,13 +93,32 @@ inline bool rename_permitted(rmapi::CommandFilterCtx* f, int argc, rmapi::String
 
 /// The rows whose one key is their first argument and which neither block nor store: on a key
 /// that is not a module key, Redis's own command gives the answer the module would hand it.
-inline constexpr std::string_view single_key_rows[] = {
-    "zadd",     "zincrby",          "zrem",          "zscore",           "zmscore",
-    "zcard",    "zcount",           "zlexcount",     "zrange",           "zrangebyscore",
-    "zrevrangebyscore", "zrangebylex", "zrevrangebylex", "zrevrange",    "zrank",
-    "zrevrank", "zremrangebyrank",  "zremrangebyscore", "zremrangebylex", "zpopmin",
-    "zpopmax",  "zrandmember",      "zscan",         "type",             "object",
-    "dump"};
+inline constexpr std::string_view single_key_rows[] = {"zadd",
+                                                       "zincrby",
+                                                       "zrem",
+                                                       "zscore",
+                                                       "zmscore",
+                                                       "zcard",
+                                                       "zcount",
+                                                       "zlexcount",
+                                                       "zrange",
+                                                       "zrangebyscore",
+                                                       "zrevrangebyscore",
+                                                       "zrangebylex",
+                                                       "zrevrangebylex",
+                                                       "zrevrange",
+                                                       "zrank",
+                                                       "zrevrank",
+                                                       "zremrangebyrank",
+                                                       "zremrangebyscore",
+                                                       "zremrangebylex",
+                                                       "zpopmin",
+                                                       "zpopmax",
+                                                       "zrandmember",
+                                                       "zscan",
+                                                       "type",
+                                                       "object",
+                                                       "dump"};
 
 constexpr bool single_key_row(std::string_view name) noexcept {
     for (std::string_view r : single_key_rows)
@@ -160,10 +179,10 @@ inline bool stays_native(rmapi::CommandFilterCtx* f, const module_spec& row, int
     rmapi::Ctx* ctx = filter_context();
     if (rmapi::SelectDb(ctx, info.db) != rmapi::OK) return false;
     const int key_at = row.name == "object" ? 2 : 1;
-    rmapi::Key* k = rmapi::OpenKey(ctx, rmapi::CommandFilterArgGet(f, key_at),
-                                   rmapi::OPEN_READ | rmapi::OPEN_KEY_NOTOUCH |
-                                       rmapi::OPEN_KEY_NONOTIFY | rmapi::OPEN_KEY_NOSTATS |
-                                       rmapi::OPEN_KEY_NOEXPIRE);
+    rmapi::Key* k =
+        rmapi::OpenKey(ctx, rmapi::CommandFilterArgGet(f, key_at),
+                       rmapi::OPEN_READ | rmapi::OPEN_KEY_NOTOUCH | rmapi::OPEN_KEY_NONOTIFY |
+                           rmapi::OPEN_KEY_NOSTATS | rmapi::OPEN_KEY_NOEXPIRE);
     const int type = rmapi::KeyType(k);
     bool native = true;
     if (type == rmapi::KEYTYPE_MODULE)

@@ -98,8 +98,7 @@ inline std::size_t longest_member(const pairs& p, const std::string_view* argv) 
 inline std::size_t distinct_past(std::vector<std::string_view> members, std::size_t limit) {
     if (members.size() <= limit) return members.size();
     std::sort(members.begin(), members.end());
-    return static_cast<std::size_t>(
-        std::unique(members.begin(), members.end()) - members.begin());
+    return static_cast<std::size_t>(std::unique(members.begin(), members.end()) - members.begin());
 }
 
 /// Whether Redis's ZADD / ZINCRBY creating a key from `p` leaves it a listpack.

@@ -72,9 +72,8 @@
 #define PROBE_TOGGLE() ((void)0)
 #endif
 
-#include <zset/sorted_set.hpp>
-
 #include "../bench_support.hpp"  // the bench's data: score_of, member_name, rng (inline parts)
+#include <zset/sorted_set.hpp>
 
 namespace {
 
@@ -99,7 +98,8 @@ constexpr u8 kind_width[8] = {1, 2, 3, 4, 6, 8, 4, 8};
 /// The kind a score is stored as (F32: whether a double that is exactly a float takes 4 bytes).
 template <bool F32>
 u8 kind_of(double x, std::int64_t& iv) {
-    if (x == std::trunc(x) && std::fabs(x) < 9223372036854775808.0 && !(x == 0 && std::signbit(x))) {
+    if (x == std::trunc(x) && std::fabs(x) < 9223372036854775808.0 &&
+        !(x == 0 && std::signbit(x))) {
         iv = static_cast<std::int64_t>(x);
         if (iv >= 0 && iv <= 255) return k_u8;
         if (iv >= -32768 && iv <= 32767) return k_i16;
@@ -137,34 +137,37 @@ void put_score(u8* p, u8 k, double x, std::int64_t iv) {
 
 inline double get_score(u8 k, const u8* p) {
     switch (k) {
-        case k_u8: return p[0];
-        case k_i16: {
-            std::int16_t v;
-            std::memcpy(&v, p, 2);
-            return v;
-        }
-        case k_i24: return static_cast<double>(get_int(p, 3));
-        case k_i32: {
-            std::int32_t v;
-            std::memcpy(&v, p, 4);
-            return v;
-        }
-        case k_i48: return static_cast<double>(get_int(p, 6));
-        case k_i64: {
-            std::int64_t v;
-            std::memcpy(&v, p, 8);
-            return static_cast<double>(v);
-        }
-        case k_f32: {
-            float f;
-            std::memcpy(&f, p, 4);
-            return f;
-        }
-        default: {
-            double d;
-            std::memcpy(&d, p, 8);
-            return d;
-        }
+    case k_u8:
+        return p[0];
+    case k_i16: {
+        std::int16_t v;
+        std::memcpy(&v, p, 2);
+        return v;
+    }
+    case k_i24:
+        return static_cast<double>(get_int(p, 3));
+    case k_i32: {
+        std::int32_t v;
+        std::memcpy(&v, p, 4);
+        return v;
+    }
+    case k_i48:
+        return static_cast<double>(get_int(p, 6));
+    case k_i64: {
+        std::int64_t v;
+        std::memcpy(&v, p, 8);
+        return static_cast<double>(v);
+    }
+    case k_f32: {
+        float f;
+        std::memcpy(&f, p, 4);
+        return f;
+    }
+    default: {
+        double d;
+        std::memcpy(&d, p, 8);
+        return d;
+    }
     }
 }
 
@@ -286,12 +289,13 @@ public:
                 const size_t len = member_length(r);
                 u8* const score = r + 1 + ((tag & 31) == 31);
                 u8* const mem = score + kind_width[tag >> 5];
-                if (!at && !record_below(get_score(static_cast<u8>(tag >> 5), score), mem, len,
-                                         s, m)) {
+                if (!at &&
+                    !record_below(get_score(static_cast<u8>(tag >> 5), score), mem, len, s, m)) {
                     at = r;
                     rank = i;
                 }
-                if (len == m.size() && bytes_equal(mem, reinterpret_cast<const u8*>(m.data()), len)) {
+                if (len == m.size() &&
+                    bytes_equal(mem, reinterpret_cast<const u8*>(m.data()), len)) {
                     old = r;
                     old_rank = i;
                     if (at) break;
@@ -442,7 +446,8 @@ public:
         std::vector<std::string> names;
         for (const auto& e : seen) names.push_back(e.second);
         std::sort(names.begin(), names.end());
-        if (std::adjacent_find(names.begin(), names.end()) != names.end()) return "duplicate member";
+        if (std::adjacent_find(names.begin(), names.end()) != names.end())
+            return "duplicate member";
         if constexpr (Fp) {
             const u8* f = p_ + capacity() - n;
             for (size_t i = 0; i < n; ++i)
@@ -452,7 +457,8 @@ public:
             const u8* cp = p_ + capacity() - n - 3 * checkpoints(n);
             for (size_t i = 0; i < checkpoints(n); ++i) {
                 const size_t rk = cp[3 * i + 2];
-                if (rk + 7 < 8 * (i + 1) || rk > 8 * (i + 1) + 7 || rk >= n) return "checkpoint rank";
+                if (rk + 7 < 8 * (i + 1) || rk > 8 * (i + 1) + 7 || rk >= n)
+                    return "checkpoint rank";
                 if (cp_off(cp + 3 * i) != offsets[rk]) return "checkpoint offset";
             }
         }
@@ -788,8 +794,9 @@ struct counting_allocator {
         return false;
     }
 };
-using counted_today = zset::sorted_set<std::string, double, zset::hash<std::string>,
-                                       std::equal_to<>, std::less<>, counting_allocator<std::string>>;
+using counted_today =
+    zset::sorted_set<std::string, double, zset::hash<std::string>, std::equal_to<>, std::less<>,
+                     counting_allocator<std::string>>;
 using today = zset::sorted_set<std::string, double>;
 
 // ---- bytes ------------------------------------------------------------------------------------
@@ -877,15 +884,13 @@ int run_bytes() {
             for (const auto& [m, x] : sh.elems) t.add(m, x);
             for (const auto& [p, b] : g_live) block += b;
         }
-        std::printf("| %s | %zu / %zu (%.1f) | %zu / %zu (%.1f) | %s | %s | %s | %s | %s | %s |\n",
-                    sh.name, lp, jemalloc_class(lp), per(jemalloc_class(lp)), block,
-                    jemalloc_class(block), per(jemalloc_class(block) + 24),
-                    cell<false, true, false>(sh.elems).c_str(),
-                    cell<true, true, false>(sh.elems).c_str(),
-                    cell<true, true, true>(sh.elems).c_str(),
-                    cell<false, false, false>(sh.elems).c_str(),
-                    cell<true, false, false>(sh.elems).c_str(),
-                    cell<true, false, true>(sh.elems).c_str());
+        std::printf(
+            "| %s | %zu / %zu (%.1f) | %zu / %zu (%.1f) | %s | %s | %s | %s | %s | %s |\n", sh.name,
+            lp, jemalloc_class(lp), per(jemalloc_class(lp)), block, jemalloc_class(block),
+            per(jemalloc_class(block) + 24), cell<false, true, false>(sh.elems).c_str(),
+            cell<true, true, false>(sh.elems).c_str(), cell<true, true, true>(sh.elems).c_str(),
+            cell<false, false, false>(sh.elems).c_str(), cell<true, false, false>(sh.elems).c_str(),
+            cell<true, false, true>(sh.elems).c_str());
     }
     return 0;
 }
@@ -894,14 +899,22 @@ int run_bytes() {
 
 double random_score(zbench::rng& r) {
     switch (r.below(8)) {
-        case 0: return static_cast<double>(r.below(300));
-        case 1: return -static_cast<double>(r.below(70000));
-        case 2: return 1.7e9 + static_cast<double>(r.below(1000));
-        case 3: return static_cast<double>(r.below(1ull << 50)) * (r.below(2) ? 1 : -1);
-        case 4: return static_cast<double>(r.below(1000)) * 0.25;
-        case 5: return r.unit();
-        case 6: return r.below(2) ? 1e300 : -0.0;
-        default: return std::ldexp(static_cast<double>(r.below(1ull << 52)), 20);  // > 2^63
+    case 0:
+        return static_cast<double>(r.below(300));
+    case 1:
+        return -static_cast<double>(r.below(70000));
+    case 2:
+        return 1.7e9 + static_cast<double>(r.below(1000));
+    case 3:
+        return static_cast<double>(r.below(1ull << 50)) * (r.below(2) ? 1 : -1);
+    case 4:
+        return static_cast<double>(r.below(1000)) * 0.25;
+    case 5:
+        return r.unit();
+    case 6:
+        return r.below(2) ? 1e300 : -0.0;
+    default:
+        return std::ldexp(static_cast<double>(r.below(1ull << 52)), 20);  // > 2^63
     }
 }
 
@@ -912,7 +925,7 @@ bool verify_one(const char* name, std::uint64_t ops) {
     for (int j = 0; j < 150; ++j) {
         std::string m = "x" + std::to_string(j);
         if (j % 10 == 3) m = std::string(static_cast<size_t>(20 + j), 'a') + m;  // 31+ bytes
-        if (j % 17 == 5) m = std::string(static_cast<size_t>(j % 4), 'b');     // 0-3 bytes
+        if (j % 17 == 5) m = std::string(static_cast<size_t>(j % 4), 'b');       // 0-3 bytes
         names.push_back(m);
     }
     std::vector<C> cs(8);
@@ -941,7 +954,8 @@ bool verify_one(const char* name, std::uint64_t ops) {
         } else {
             std::vector<std::pair<std::string, double>> a, b;
             c.first(10, [&](auto e) { a.emplace_back(std::string(e.member), e.score); });
-            for (const auto& e : t.range_by_rank(0, 9)) b.emplace_back(std::string(e.member), e.score);
+            for (const auto& e : t.range_by_rank(0, 9))
+                b.emplace_back(std::string(e.member), e.score);
             ok = a == b;
         }
         ok = ok && c.size() == t.size();
@@ -985,7 +999,7 @@ struct workload {
     std::vector<std::string> names, misses;
     std::vector<double> rand_scores, int_scores;
     std::vector<std::pair<std::uint32_t, std::uint32_t>> queries;  // (set, member)
-    std::vector<std::uint32_t> erase_order;  // a permutation of 0..99
+    std::vector<std::uint32_t> erase_order;                        // a permutation of 0..99
     explicit workload(size_t sets, size_t lookup_sets, size_t nq) {
         for (size_t j = 0; j < per_set; ++j) names.push_back(zbench::member_name(j));
         for (size_t j = 0; j < per_set; ++j) misses.push_back(zbench::member_name(per_set + j));
@@ -1102,9 +1116,9 @@ std::pair<double, size_t> run_op(const std::string& op, const workload& w, size_
     return {t1 - t0, ops};
 }
 
-const char* const impl_names[] = {"today",         "compact",          "compact_fp",
-                                  "compact_fp_idx", "compact_exact",   "compact_fp_exact",
-                                  "compact_fp_idx_exact"};
+const char* const impl_names[] = {
+    "today",         "compact",          "compact_fp",          "compact_fp_idx",
+    "compact_exact", "compact_fp_exact", "compact_fp_idx_exact"};
 const char* const op_names[] = {"build_rand", "build_int", "score_hit", "score_miss",
                                 "rank",       "range10",   "erase"};
 
@@ -1112,7 +1126,8 @@ std::pair<double, size_t> dispatch(const std::string& impl, const std::string& o
                                    const workload& w, size_t sets, size_t lookup_sets,
                                    bool toggle) {
     if (impl == "today") return run_op<today>(op, w, sets, lookup_sets, toggle);
-    if (impl == "compact") return run_op<compact_set<false, false>>(op, w, sets, lookup_sets, toggle);
+    if (impl == "compact")
+        return run_op<compact_set<false, false>>(op, w, sets, lookup_sets, toggle);
     if (impl == "compact_fp")
         return run_op<compact_set<true, false>>(op, w, sets, lookup_sets, toggle);
     if (impl == "compact_fp_idx")
@@ -1142,7 +1157,8 @@ int run_time(int rounds, size_t sets, size_t lookup_sets, const std::string& onl
     const workload w(sets, lookup_sets, n_queries);
     std::map<std::pair<std::string, std::string>, std::vector<double>> ns;
     const auto wanted = [&](const char* op) {
-        return only.empty() || ("," + only + ",").find("," + std::string(op) + ",") != std::string::npos;
+        return only.empty() ||
+               ("," + only + ",").find("," + std::string(op) + ",") != std::string::npos;
     };
     for (int round = 0; round < rounds; ++round)
         for (const char* op : op_names)
@@ -1177,8 +1193,10 @@ int run_time(int rounds, size_t sets, size_t lookup_sets, const std::string& onl
 int main(int argc, char** argv) {
     const std::string mode = argc > 1 ? argv[1] : "bytes";
     if (mode == "bytes") return run_bytes();
-    if (mode == "verify") return run_verify(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 300000);
-    if (mode == "one" && argc > 4) return run_one(argv[2], argv[3], std::strtoull(argv[4], nullptr, 10));
+    if (mode == "verify")
+        return run_verify(argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 300000);
+    if (mode == "one" && argc > 4)
+        return run_one(argv[2], argv[3], std::strtoull(argv[4], nullptr, 10));
     if (mode == "time")
         return run_time(argc > 2 ? std::atoi(argv[2]) : 5,
                         argc > 3 ? std::strtoull(argv[3], nullptr, 10) : 100000,
