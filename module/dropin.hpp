@@ -143,6 +143,7 @@ struct filter_args {
 /// a ZADD / ZINCRBY that would make the key outgrow Redis's listpack (dropin_keys.hpp).
 inline bool native_answers(rmapi::CommandFilterCtx* f, const module_spec& row, int argc,
                            rmapi::Key* k, int type) {
+    if (row.name != "zadd" && row.name != "zincrby") return true;
     const filter_args args(f, argc);
     const auto pairs = dropin_keys::pairs_of(row.name, args.views.data(), args.views.size());
     if (!pairs) return true;

@@ -11,7 +11,9 @@ existing members at the threshold, XX, a long member, big and duplicated ZADDs o
 ZINCRBY, *STORE results on both sides of the thresholds (a result read from a module key stays
 a module key whatever its size), a TTL kept across the adoption,
 thresholds changed by CONFIG SET, a replica and DEBUG RELOAD keeping every key's kind, and
-zset.dropin-small-keys `module` making every new key a module key.
+zset.dropin-small-keys `module` making every new key a module key. Where the command filter knows
+its client (Redis 7.2+, Valkey), a single-key command on Redis's own sorted set never reaches the
+module, and one queued in MULTI does.
 """
 
 import sys
@@ -156,6 +158,30 @@ def thresholds_changed(p, key):
         c.config_set("zset-max-listpack-value", 64)
 
 
+def module_calls(client, name):
+    stats = client.info("commandstats").get("cmdstat_zset." + name)
+    return stats["calls"] if stats else 0
+
+
+def filter_fast_path(checks, client):
+    """Where the filter knows its client (INFO zset's dropin_acl_check: filter), a single-key
+    command on Redis's own sorted set is not renamed at all; queued in MULTI, or on a module
+    key, it is."""
+    if client.info("zset")["zset_dropin_acl_check"] != "filter":
+        return
+    client.zadd("fast:small", {"a": 1})
+    client.zadd("fast:big", {"m%d" % i: i for i in range(200)})
+    before = module_calls(client, "zscore")
+    client.zscore("fast:small", "a")
+    checks.equal(module_calls(client, "zscore"), before, "ZSCORE of a native key stays Redis's")
+    client.zscore("fast:big", "m1")
+    checks.equal(module_calls(client, "zscore"), before + 1, "ZSCORE of a module key is renamed")
+    with client.pipeline(transaction=True) as p:
+        p.zscore("fast:small", "a")
+        p.execute()
+    checks.equal(module_calls(client, "zscore"), before + 2, "ZSCORE queued in MULTI is renamed")
+
+
 def same_kinds(checks, a, b, what):
     kinds = []
     for c in (a, b):
@@ -177,6 +203,7 @@ def main():
                                ("stores", stores), ("ttl", ttl_kept),
                                ("thresholds", thresholds_changed)):
             scenario(p, name)
+        filter_fast_path(checks, p.dropin)
         direct = p.dropin.execute_command("ZSET.ZADD", "direct", 1, "a")
         checks.equal(direct, 1, "ZSET.ZADD by name in drop-in mode")
         checks.equal(sorted(p.dropin.scan_iter(match="direct", _type="zset")), [b"direct"],
