@@ -29,7 +29,9 @@ Shapes (--shapes picks by name, comma-separated):
   k100k_m10_uuid     100,000 keys x 10 uuid-like 36-byte members, random doubles in [0, 1)
   k10k_m1000_unix    10,000 keys x 1,000 members user:%08d, unix-time integer scores
   k10_m100k_dbl      10 keys x 100,000 members user:%08d, random doubles in [0, 1e6)
---quick takes a tenth of the keys of every shape. Members of one key are distinct (user ids are
+--sweep measures instead 2,000 keys of every size in SWEEP_SIZES (1 to 200 members) for each
+member kind in SWEEP_KINDS (2, 13, 36, 64 and 65 bytes). --quick takes a tenth of the keys of
+every shape. Members of one key are distinct (user ids are
 drawn without replacement). Each ZADD carries at most --pairs pairs (default 1,000: a small key
 is made by one ZADD; --pairs 1 builds every key one member at a time).
 
@@ -96,6 +98,30 @@ SHAPES = {
     "k10k_m1000_unix": (10_000, 1_000, members_user_unix, "`user:%08d`, unix-time scores"),
     "k10_m100k_dbl": (10, 100_000, members_user_double, "`user:%08d`, random doubles"),
 }
+
+
+def members_long(length):
+    """Members of exactly `length` bytes ("x...x<j>"), integer scores j."""
+    def gen(rnd, n):
+        return [(("%d" % j).rjust(length, "x"), "%d" % j) for j in range(n)]
+    return gen
+
+
+# --sweep: 2,000 keys of every size in SWEEP_SIZES, for each member kind (drop-in mode must
+# cost exactly what Redis does below its thresholds, and the module's big-key figure above)
+SWEEP_SIZES = (1, 2, 3, 5, 8, 13, 21, 34, 55, 89, 128, 129, 200)
+SWEEP_KINDS = {
+    "u": (members_u, "`u<j>`, score j"),
+    "unix": (members_user_unix, "`user:%08d`, unix-time scores"),
+    "uuid": (members_uuid_double, "36-byte uuid, random doubles"),
+    "x64": (members_long(64), "64-byte members, score j"),
+    "x65": (members_long(65), "65-byte members (past zset-max-listpack-value), score j"),
+}
+
+
+def sweep_shapes():
+    return {"sweep_%s_%d" % (kind, n): (2_000, n, gen, desc)
+            for kind, (gen, desc) in SWEEP_KINDS.items() for n in SWEEP_SIZES}
 
 
 def bulk(s):
@@ -192,7 +218,10 @@ QUIET = ["--slowlog-log-slower-than", "-1", "--latency-tracking", "no"]
 def run(args):
     module = os.path.abspath(args.module)
     support.require(args.redis_server)
-    names = args.shapes.split(",") if args.shapes else list(SHAPES)
+    if args.sweep:
+        SHAPES.update(sweep_shapes())
+    names = args.shapes.split(",") if args.shapes else [
+        n for n in SHAPES if n.startswith("sweep_") == args.sweep]
     for n in names:
         if n not in SHAPES:
             raise SystemExit("unknown shape %r (known: %s)" % (n, ", ".join(SHAPES)))
@@ -347,6 +376,8 @@ def main():
     ap.add_argument("--redis-server", default=shutil.which("redis-server"))
     ap.add_argument("--quick", action="store_true", help="a tenth of the keys of every shape")
     ap.add_argument("--shapes", help="comma-separated shape names (default: all)")
+    ap.add_argument("--sweep", action="store_true",
+                    help="instead of the shapes: 2,000 keys of each size 1-200 and member kind")
     ap.add_argument("--pairs", type=int, default=1000, help="most pairs in one ZADD")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", help="JSON results")
