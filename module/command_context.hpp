@@ -205,6 +205,12 @@ public:
 
     // ---- for the module's entry points ------------------------------------------------------
 
+    /// Drop-in mode: whether this command is Redis's own to run, decided before its handler
+    /// starts: a sorted-set command whose one key is one of Redis's own sorted sets (and no
+    /// ZADD that would convert it), or a ZADD that creates a key Redis keeps as a listpack.
+    /// The caller then forward()s it; the handler would come to the same through native_key.
+    bool runs_natively();
+
     /// Whether the command was handed to Redis's own implementation (forward()).
     bool forwarded() const noexcept { return forwarded_; }
     /// The keys the command changed, in order (a key changed twice is listed twice).
@@ -424,6 +430,22 @@ inline value* module_command::adopt_native(std::string_view key, rmapi::Key* k) 
     rmapi::ModuleTypeSetValue(k, state().type, v);
     if (ttl != rmapi::NO_EXPIRE) rmapi::SetExpire(k, ttl);
     return sized(v);
+}
+
+inline bool module_command::runs_natively() {
+    const std::string_view name = row_->name;
+    if (!state().dropin || ready_ != nullptr || !dropin_keys::single_key_command(name) ||
+        name == "type" || name == "object" || name == "dump")
+        return false;
+    rmapi::Key* k = open(argv[1]);
+    switch (rmapi::KeyType(k)) {
+    case rmapi::KEYTYPE_ZSET:
+        return !native_outgrows(k);
+    case rmapi::KEYTYPE_EMPTY:
+        return small_keys_native() && new_key_stays_listpack();
+    default:
+        return false;
+    }
 }
 
 inline std::string module_command::native_encoding(std::string_view key) {

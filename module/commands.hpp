@@ -154,6 +154,10 @@ inline bool execute(const module_spec& row, rmapi::Ctx* ctx, rmapi::String** arg
     module_command c(
         {ctx, argv, args.data(), args.size(), &row, &shown_row(index), row_writes[index], ready},
         sink, &scratch);
+    if (c.runs_natively()) {
+        c.forward();
+        return true;
+    }
     run_handler(row, c, sink);
     if (c.block()) {
         if (ready == nullptr) {

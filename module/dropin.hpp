@@ -91,41 +91,6 @@ inline bool rename_permitted(rmapi::CommandFilterCtx* f, int argc, rmapi::String
                                   rmapi::CommandFilterArgGet(f, 0), twin);
 }
 
-/// The rows whose one key is their first argument and which neither block nor store: on a key
-/// that is not a module key, Redis's own command gives the answer the module would hand it.
-inline constexpr std::string_view single_key_rows[] = {"zadd",
-                                                       "zincrby",
-                                                       "zrem",
-                                                       "zscore",
-                                                       "zmscore",
-                                                       "zcard",
-                                                       "zcount",
-                                                       "zlexcount",
-                                                       "zrange",
-                                                       "zrangebyscore",
-                                                       "zrevrangebyscore",
-                                                       "zrangebylex",
-                                                       "zrevrangebylex",
-                                                       "zrevrange",
-                                                       "zrank",
-                                                       "zrevrank",
-                                                       "zremrangebyrank",
-                                                       "zremrangebyscore",
-                                                       "zremrangebylex",
-                                                       "zpopmin",
-                                                       "zpopmax",
-                                                       "zrandmember",
-                                                       "zscan",
-                                                       "type",
-                                                       "object",
-                                                       "dump"};
-
-constexpr bool single_key_row(std::string_view name) noexcept {
-    for (std::string_view r : single_key_rows)
-        if (r == name) return true;
-    return false;
-}
-
 /// The filter's view of a command's arguments.
 struct filter_args {
     std::vector<std::string_view> views;
@@ -169,7 +134,7 @@ inline bool native_answers(rmapi::CommandFilterCtx* f, const module_spec& row, i
 /// its own speed; elsewhere the module hands them over (module_command::forward). A client
 /// queuing a transaction is renamed always: its keys may change before EXEC.
 inline bool stays_native(rmapi::CommandFilterCtx* f, const module_spec& row, int argc) {
-    if (rmapi::CommandFilterGetClientId == nullptr || !single_key_row(row.name) ||
+    if (rmapi::CommandFilterGetClientId == nullptr || !dropin_keys::single_key_command(row.name) ||
         state().dropin_small_keys != small_keys::native)
         return false;
     rmapi::ClientInfo info{};

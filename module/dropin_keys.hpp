@@ -49,6 +49,42 @@ enum class small_keys : int { native = 0, module = 1 };
 
 namespace dropin_keys {
 
+/// The commands whose one key is their first argument and which neither block nor store: on a
+/// key that is not a module key, Redis's own command gives the answer the module would hand
+/// it (the generic TYPE, OBJECT ENCODING and DUMP too, OBJECT's key being its second argument).
+inline constexpr std::string_view single_key_commands[] = {"zadd",
+                                                           "zincrby",
+                                                           "zrem",
+                                                           "zscore",
+                                                           "zmscore",
+                                                           "zcard",
+                                                           "zcount",
+                                                           "zlexcount",
+                                                           "zrange",
+                                                           "zrangebyscore",
+                                                           "zrevrangebyscore",
+                                                           "zrangebylex",
+                                                           "zrevrangebylex",
+                                                           "zrevrange",
+                                                           "zrank",
+                                                           "zrevrank",
+                                                           "zremrangebyrank",
+                                                           "zremrangebyscore",
+                                                           "zremrangebylex",
+                                                           "zpopmin",
+                                                           "zpopmax",
+                                                           "zrandmember",
+                                                           "zscan",
+                                                           "type",
+                                                           "object",
+                                                           "dump"};
+
+constexpr bool single_key_command(std::string_view name) noexcept {
+    for (std::string_view c : single_key_commands)
+        if (c == name) return true;
+    return false;
+}
+
 /// The score-member pairs of a ZADD or ZINCRBY: argv[first], argv[first + 1] is the first pair.
 struct pairs {
     std::size_t first = 0;
