@@ -167,30 +167,29 @@ leg_tsan() {
 }
 
 # ---- port leg -------------------------------------------------------------------------------
-# The unit and model tests (golden DUMP payloads included) and the examples with expected output,
+# The unit tests (golden DUMP payloads included) and the examples with expected output,
 # cross-compiled with g++ 12 (-Og, static; tests/port/) and run on other platforms, one step per
 # target (build/port-<target>); a failing step names its target:
-#   win64    Windows x64, LLP64 (MinGW-w64, under wine64)
-#   i686     32-bit x86 Linux (run directly, or under qemu-i386 if the kernel refuses them)
-#   ppc64    big-endian 64-bit POWER Linux (under qemu-ppc64)
-#   aarch64  ARM64 Linux, the scalar code paths (under qemu-aarch64)
-# Known problems per target are listed, with reasons, in tests/port/known_issues.cmake. A warning
-# located in include/zset fails the step. See docs/portability.md.
+#   ppc64    big-endian 64-bit POWER Linux (under qemu-ppc64): every unit test, the model
+#   i686     32-bit x86 Linux (run directly, or under qemu-i386 if the kernel refuses them):
+#            every unit test, the model
+#   win64    Windows x64, LLP64 (MinGW-w64, under wine64): the tests of the code that reads the
+#            C runtime or `long` (port_tests_win64)
+#   aarch64  ARM64 Linux, the scalar code paths (under qemu-aarch64): the container's primitives
+#            and the golden payloads (port_tests_aarch64)
+# Every target builds and runs the examples, and fails on a warning located in include/zset.
+# Known problems per target are listed, with reasons, in tests/port/known_issues.cmake. See
+# docs/portability.md, which says why each target runs what it runs.
 #
-# A target's tests run in the background while the next target builds: its two long tests (unit
-# and model, side by side) end at different times and its examples are short, so when each
-# target built and then tested in turn the leg kept 1.77 of the 2 cores busy; overlapped, 1.88
-# and 4% less wall time (docs/reliability.md). A target's test report is printed when the last
-# build is done, in target order.
-# Targets build in this order: the emulated ones first, so their long test runs overlap the
-# later builds, and i686 (the shortest tests) last, whose tests alone end the leg.
+# A target's tests run in the background while the next target builds (their reports are printed
+# when the last build is done, in target order). Targets build in this order: ppc64 first, whose
+# emulated run is the longest and overlaps the later builds; i686 last, whose native run is short.
 port_targets_all="ppc64 aarch64 win64 i686"
 
 # port_build <target>: configures and builds build/port-<target>; fails on a warning located in
-# include/zset. Under qemu's whole-CPU emulation (ppc64, aarch64: 10-20 times slower than
-# native) the model test runs its integer and user-type passes (ZSET_MODEL_SCALE=0), the bulk of
-# its run time being the string-member passes, which run natively and on i686 and win64; every
-# unit test still runs on all four.
+# include/zset. Under qemu's whole-CPU emulation (ppc64: 10-20 times slower than native) the model
+# test runs its integer and user-type passes (ZSET_MODEL_SCALE=0), the bulk of its run time being
+# the string-member passes, which run natively and on i686.
 port_build() {
     local target="$1" dir="$b/port-$1"
     local toolchain="$root/tests/port/toolchains/$target.cmake"
@@ -200,9 +199,8 @@ port_build() {
         return 1
     fi
     case "$target" in ppc64 | aarch64) target_options=(-DZSET_PORT_MODEL_SCALE=0) ;; esac
-    # aarch64's traits (the scalar paths, unsigned char) are i686's and ppc64's too; the Redis
-    # layer's tests, which have no SIMD path, run on the other three (tests/port/CMakeLists.txt)
-    if [[ "$target" == aarch64 ]]; then target_options+=(-DZSET_PORT_REDIS_LAYER=OFF); fi
+    local tests="${!tests_var:-}"
+    target_options+=("-DZSET_PORT_TESTS=${tests// /;}")
     cmake -S tests/port -B "$dir" "${generator[@]}" -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
         "${target_options[@]}" || return 1
     cmake --build "$dir" -j "$ZSET_JOBS" 2>&1 | tee "$dir/build.log" || return 1
@@ -225,6 +223,15 @@ leg_port() {
     local -a failed_targets=() tested=() test_pids=()
     local target start i status seconds
     # A private Wine prefix for this run, deleted afterwards (tests/port/wine.sh uses it).
+# The unit-test files (paths under tests/, folders ending in /) of the targets that build a part
+# of them (-DZSET_PORT_TESTS; the others build every file). win64's differences from x86-64
+# Linux, where the other legs run everything, are `long` (32 bits) and the C runtime, which only
+# the Redis layer and the DUMP codec use (number text, strtod); its container code is the x86-64
+# SSE2 code. aarch64's traits (scalar paths, unsigned char) are ppc64's too, where every test
+# runs; it keeps the tests of the primitives those traits select code in, and the golden payloads.
+port_tests_win64="redis/ reliability/test_bad_input.cpp reliability/test_portability.cpp dump/"
+port_tests_aarch64="detail/container/ dump/test_golden_dump.cpp"
+
     local -x WINEPREFIX
     WINEPREFIX="$(mktemp -d "${TMPDIR:-/tmp}/zset-wine.XXXXXX")"
     for target in ${ZSET_PORT_TARGETS:-$port_targets_all}; do
@@ -234,6 +241,7 @@ leg_port() {
         if port_build "$target"; then
             echo "---------------- port: $target: built ($((SECONDS - start))s); tests start ----------------"
             port_test "$target" &
+    local tests_var="port_tests_$target"
             test_pids+=($!)
             tested+=("$target")
         else
