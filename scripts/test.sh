@@ -56,13 +56,16 @@ configure_build_test() {
 # Each leg's build settings are a preset of CMakePresets.json (ci-<leg>), with the reasons. The
 # gcc leg is a Release build (-O3, what a user's `-DCMAKE_BUILD_TYPE=Release` gets, where g++
 # warns about things -O2 never shows it); the asan leg compiles the test files one by one, so a
-# file that does not compile alone still fails a default run. The gcc leg's ctest runs one test
-# more than ZSET_JOBS at once: the longest (the module's cluster tests) spend much of their time
-# waiting for servers. Then a sample of the unit test cases, each run alone
-# (tools/run_cases_alone.py, seeded by the commit and printing its seed): none may depend on
-# another case or make no assertion.
+# file that does not compile alone still fails a default run. Both legs' ctest runs one test
+# more than ZSET_JOBS at once: the tests that start servers spend much of their time waiting for
+# them. The Redis module's tests that the asan leg runs under the sanitizers are left to it; the
+# gcc leg runs the rest on the Release module (the cluster tests and the drop-in differential,
+# which send the differential test's streams to it). Then a sample of the unit test cases, each
+# run alone (tools/run_cases_alone.py, seeded by the commit and printing its seed): none may
+# depend on another case or make no assertion.
 leg_gcc() {
     local ctest_jobs=$((ZSET_JOBS + 1))
+    local -a leg_ctest=(-E "^module[.](persistence|replication|bad_input|dropin|acl|info|differential)$")
     configure_build_test "$b"/ci-gcc --preset ci-gcc &&
         python3 tools/run_cases_alone.py "$b"/ci-gcc/tests/zset_tests --sample 100 -j "$ZSET_JOBS"
 }
@@ -81,7 +84,8 @@ leg_clang() {
 #    the debugger make of the headers (compile_fail, codegen, gdb), add nothing under
 #    sanitizers and are skipped (the gcc leg runs them). Stack-use-after-return detection is on
 #    here (views into dead locals). Built at -O0 but for the unit-test files where the run time
-#    goes (the ci-asan preset).
+#    goes (the ci-asan preset). The concurrency tests are left to the tsan leg, and the gdb
+#    printers' target is not built.
 #  * asan-gcc (on request, not in the default): the same instrumentation by g++, the unit tests
 #    only, at -O0 (g++'s sanitizer instrumentation compiles slowly at -O1). g++'s
 #    -Wmaybe-uninitialized is off there: with -fsanitize it misfires inside libstdc++ (std::regex
@@ -93,7 +97,8 @@ ubsan_defaults="halt_on_error=1:print_stacktrace=1"
 leg_asan() {
     # The module's cluster tests and its drop-in differential run the module code that
     # module.persistence, module.differential and module.dropin already run under the
-    # sanitizers here; the gcc leg runs all of them.
+    # sanitizers here; the gcc leg runs them.
+    local ctest_jobs=$((ZSET_JOBS + 1))
     local -a leg_ctest=(-LE "consumer|packaging|bench|compile_fail|codegen|gdb"
         -E "^module[.](cluster|cluster_dropin|differential_dropin)$")
     local -x ASAN_OPTIONS="${ASAN_OPTIONS:-$asan_defaults:detect_stack_use_after_return=1}"
