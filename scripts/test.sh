@@ -20,7 +20,8 @@
 # Examples:  ZSET_LEGS=clang scripts/test.sh      ZSET_LEGS="asan lint" scripts/test.sh
 #
 # Budget: every default leg together must finish under 25 minutes on 2 cores. The summary
-# prints each leg's wall time and CPU time; measured figures are in docs/reliability.md.
+# prints each leg's wall time and CPU time; docs/reliability.md says what each leg covers within
+# it, and a change that moves a leg's cost says what it measured in its commit message.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -117,14 +118,21 @@ leg_asan-gcc() {
 
 # ---- valgrind leg ---------------------------------------------------------------------------
 # The unit tests once under valgrind memcheck (no sanitizer runtime: uninitialised reads in
-# optimised code, leaks), on the gcc leg's RelWithDebInfo build (reused when present, built
-# otherwise; only zset_tests). The model runs reduced: ZSET_MODEL_SCALE=0 skips its
-# string-member passes (the integer and user-type passes remain). Valgrind runs a program on one
-# core, so the tests are split by file (Catch2's -#: [#test_ranges] is every test case of
-# tests/sorted_set/test_ranges.cpp) into two runs of about the same length, side by side (three
-# files, then the reduced model; the rest). [far] test cases (sets of more than 8,192 blocks)
-# run in the other legs only.
-valgrind_heavy_files=(test_alloc_failure test_random_draws test_dump_restore)
+# optimised code, leaks), on the gcc leg's Release build (reused when present, built otherwise;
+# only zset_tests). The model runs reduced: ZSET_MODEL_SCALE=0 skips its string-member passes
+# (the integer and user-type passes remain). Valgrind runs a program on one core, so the tests
+# are split by file (Catch2's -#: [#test_ranges] is every test case of
+# tests/sorted_set/test_ranges.cpp) into shards, run ZSET_JOBS at a time in the order listed
+# (the longest first): a list of files, "[model]" (the reduced model) or "*" (every other file).
+# [far] test cases (sets of more than 8,192 blocks) run in the other legs only. Each shard's log
+# follows, with its time.
+valgrind_shards=(
+    "*"
+    "[model]"
+    "test_random_draws test_dump_restore"
+    "test_alloc_failure"
+    "test_keyspace test_server_behaviour test_server_commands test_sets test_protocol test_bad_input test_portability"
+)
 
 leg_valgrind() {
     local dir="$b"/ci-gcc
@@ -134,22 +142,49 @@ leg_valgrind() {
     cmake --build "$dir" -j "$ZSET_JOBS" --target zset_tests || return 1
     local -a vg=(valgrind -q --error-exitcode=99 --leak-check=full
         --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect)
-    local tests="$dir/tests/zset_tests" f heavy="" others="~[soak]~[model]~[far]"
-    for f in "${valgrind_heavy_files[@]}"; do
-        heavy+="${heavy:+,}[#$f]~[soak]"
-        others+="~[#$f]"
+    local tests="$dir/tests/zset_tests" shard f spec rest="~[soak]~[model]~[far]" rc=0 i
+    local -a order=() pids=()
+    for shard in "${valgrind_shards[@]}"; do
+        case "$shard" in
+        "[model]" | "*") order+=("$shard") ;;
+        *)
+            spec=""
+            for f in $shard; do
+                spec+="${spec:+,}[#$f]~[soak]~[far]"
+                rest+="~[#$f]"
+            done
+            order+=("$spec")
+            ;;
+        esac
     done
-    local log_a="$dir/valgrind-a.log" log_b="$dir/valgrind-b.log" rc=0
-    echo "valgrind: run A: the unit tests of ${valgrind_heavy_files[*]}, then the reduced model"
-    echo "valgrind: run B: every other unit test except [soak]; side by side, logs follow"
-    {
-        "${vg[@]}" "$tests" -# "$heavy" &&
-            ZSET_MODEL_SCALE=0 "${vg[@]}" "$tests" "[model]~model: operation count"
-    } >"$log_a" 2>&1 &
-    local run_a=$!
-    "${vg[@]}" "$tests" -# "$others" >"$log_b" 2>&1 || rc=1
-    wait "$run_a" || rc=1
-    cat "$log_a" "$log_b"
+    for i in "${!order[@]}"; do
+        [[ "${order[$i]}" == "*" ]] && order[$i]="$rest"
+    done
+    # run_shard <index> <spec>: one valgrind run into its log, then its status and seconds
+    run_shard() {
+        local log="$dir/valgrind-$1.log" start=$SECONDS status=0
+        if [[ "$2" == "[model]" ]]; then
+            ZSET_MODEL_SCALE=0 "${vg[@]}" "$tests" "[model]~model: operation count" >"$log" 2>&1 ||
+                status=$?
+        else
+            "${vg[@]}" "$tests" -# "$2" >"$log" 2>&1 || status=$?
+        fi
+        echo "$status $((SECONDS - start))" >"$log.result"
+    }
+    for i in "${!order[@]}"; do
+        while (($(jobs -rp | wc -l) >= ZSET_JOBS)); do wait -n; done
+        rm -f "$dir/valgrind-$i.log.result"
+        run_shard "$i" "${order[$i]}" &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+    local status seconds
+    for i in "${!order[@]}"; do
+        read -r status seconds <"$dir/valgrind-$i.log.result" 2>/dev/null || status=1
+        echo "---------------- valgrind shard $i: ${order[$i]}: status ${status} (${seconds:-?}s) ----------------"
+        cat "$dir/valgrind-$i.log"
+        [[ "$status" == 0 ]] || rc=1
+    done
     return $rc
 }
 
@@ -191,6 +226,15 @@ leg_tsan() {
 # emulated run is the longest and overlaps the later builds; i686 last, whose native run is short.
 port_targets_all="ppc64 aarch64 win64 i686"
 
+# The unit-test files (paths under tests/, folders ending in /) of the targets that build a part
+# of them (-DZSET_PORT_TESTS; the others build every file). win64's differences from x86-64
+# Linux, where the other legs run everything, are `long` (32 bits) and the C runtime, which only
+# the Redis layer and the DUMP codec use (number text, strtod); its container code is the x86-64
+# SSE2 code. aarch64's traits (scalar paths, unsigned char) are ppc64's too, where every test
+# runs; it keeps the tests of the primitives those traits select code in, and the golden payloads.
+port_tests_win64="redis/ reliability/test_bad_input.cpp reliability/test_portability.cpp dump/"
+port_tests_aarch64="detail/container/ dump/test_golden_dump.cpp"
+
 # port_build <target>: configures and builds build/port-<target>; fails on a warning located in
 # include/zset. Under qemu's whole-CPU emulation (ppc64: 10-20 times slower than native) the model
 # test runs its integer and user-type passes (ZSET_MODEL_SCALE=0), the bulk of its run time being
@@ -199,6 +243,7 @@ port_build() {
     local target="$1" dir="$b/port-$1"
     local toolchain="$root/tests/port/toolchains/$target.cmake"
     local -a target_options=()
+    local tests_var="port_tests_$target"
     if [[ ! -f "$toolchain" ]]; then
         echo "port: unknown target '$target' (known: $port_targets_all)" >&2
         return 1
@@ -228,15 +273,6 @@ leg_port() {
     local -a failed_targets=() tested=() test_pids=()
     local target start i status seconds
     # A private Wine prefix for this run, deleted afterwards (tests/port/wine.sh uses it).
-# The unit-test files (paths under tests/, folders ending in /) of the targets that build a part
-# of them (-DZSET_PORT_TESTS; the others build every file). win64's differences from x86-64
-# Linux, where the other legs run everything, are `long` (32 bits) and the C runtime, which only
-# the Redis layer and the DUMP codec use (number text, strtod); its container code is the x86-64
-# SSE2 code. aarch64's traits (scalar paths, unsigned char) are ppc64's too, where every test
-# runs; it keeps the tests of the primitives those traits select code in, and the golden payloads.
-port_tests_win64="redis/ reliability/test_bad_input.cpp reliability/test_portability.cpp dump/"
-port_tests_aarch64="detail/container/ dump/test_golden_dump.cpp"
-
     local -x WINEPREFIX
     WINEPREFIX="$(mktemp -d "${TMPDIR:-/tmp}/zset-wine.XXXXXX")"
     for target in ${ZSET_PORT_TARGETS:-$port_targets_all}; do
@@ -246,7 +282,6 @@ port_tests_aarch64="detail/container/ dump/test_golden_dump.cpp"
         if port_build "$target"; then
             echo "---------------- port: $target: built ($((SECONDS - start))s); tests start ----------------"
             port_test "$target" &
-    local tests_var="port_tests_$target"
             test_pids+=($!)
             tested+=("$target")
         else
