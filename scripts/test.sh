@@ -128,6 +128,7 @@ leg_asan-gcc() {
 # follows, with its time.
 valgrind_shards=(
     "*"
+    "test_hash_index test_rank_tree"
     "[model]"
     "test_random_draws test_dump_restore"
     "test_alloc_failure"
