@@ -20,7 +20,8 @@
 # Examples:  ZSET_LEGS=clang scripts/test.sh      ZSET_LEGS="asan lint" scripts/test.sh
 #
 # Budget: every default leg together must finish under 25 minutes on 2 cores. The summary
-# prints each leg's wall time and CPU time; measured figures are in docs/reliability.md.
+# prints each leg's wall time and CPU time; docs/reliability.md says what each leg covers within
+# it, and a change that moves a leg's cost says what it measured in its commit message.
 set -uo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -56,13 +57,16 @@ configure_build_test() {
 # Each leg's build settings are a preset of CMakePresets.json (ci-<leg>), with the reasons. The
 # gcc leg is a Release build (-O3, what a user's `-DCMAKE_BUILD_TYPE=Release` gets, where g++
 # warns about things -O2 never shows it); the asan leg compiles the test files one by one, so a
-# file that does not compile alone still fails a default run. The gcc leg's ctest runs one test
-# more than ZSET_JOBS at once: the longest (the module's cluster tests) spend much of their time
-# waiting for servers. Then a sample of the unit test cases, each run alone
-# (tools/run_cases_alone.py, seeded by the commit and printing its seed): none may depend on
-# another case or make no assertion.
+# file that does not compile alone still fails a default run. Both legs' ctest runs one test
+# more than ZSET_JOBS at once: the tests that start servers spend much of their time waiting for
+# them. The Redis module's tests that the asan leg runs under the sanitizers are left to it; the
+# gcc leg runs the rest on the Release module (the cluster tests and the drop-in differential,
+# which send the differential test's streams to it). Then a sample of the unit test cases, each
+# run alone (tools/run_cases_alone.py, seeded by the commit and printing its seed): none may
+# depend on another case or make no assertion.
 leg_gcc() {
     local ctest_jobs=$((ZSET_JOBS + 1))
+    local -a leg_ctest=(-E "^module[.](persistence|replication|bad_input|dropin|acl|info|differential)$")
     configure_build_test "$b"/ci-gcc --preset ci-gcc &&
         python3 tools/run_cases_alone.py "$b"/ci-gcc/tests/zset_tests --sample 100 -j "$ZSET_JOBS"
 }
@@ -81,7 +85,8 @@ leg_clang() {
 #    the debugger make of the headers (compile_fail, codegen, gdb), add nothing under
 #    sanitizers and are skipped (the gcc leg runs them). Stack-use-after-return detection is on
 #    here (views into dead locals). Built at -O0 but for the unit-test files where the run time
-#    goes (the ci-asan preset).
+#    goes (the ci-asan preset). The concurrency tests are left to the tsan leg, and the gdb
+#    printers' target is not built.
 #  * asan-gcc (on request, not in the default): the same instrumentation by g++, the unit tests
 #    only, at -O0 (g++'s sanitizer instrumentation compiles slowly at -O1). g++'s
 #    -Wmaybe-uninitialized is off there: with -fsanitize it misfires inside libstdc++ (std::regex
@@ -93,7 +98,8 @@ ubsan_defaults="halt_on_error=1:print_stacktrace=1"
 leg_asan() {
     # The module's cluster tests and its drop-in differential run the module code that
     # module.persistence, module.differential and module.dropin already run under the
-    # sanitizers here; the gcc leg runs all of them.
+    # sanitizers here; the gcc leg runs them.
+    local ctest_jobs=$((ZSET_JOBS + 1))
     local -a leg_ctest=(-LE "consumer|packaging|bench|compile_fail|codegen|gdb"
         -E "^module[.](cluster|cluster_dropin|differential_dropin)$")
     local -x ASAN_OPTIONS="${ASAN_OPTIONS:-$asan_defaults:detect_stack_use_after_return=1}"
@@ -112,14 +118,22 @@ leg_asan-gcc() {
 
 # ---- valgrind leg ---------------------------------------------------------------------------
 # The unit tests once under valgrind memcheck (no sanitizer runtime: uninitialised reads in
-# optimised code, leaks), on the gcc leg's RelWithDebInfo build (reused when present, built
-# otherwise; only zset_tests). The model runs reduced: ZSET_MODEL_SCALE=0 skips its
-# string-member passes (the integer and user-type passes remain). Valgrind runs a program on one
-# core, so the tests are split by file (Catch2's -#: [#test_ranges] is every test case of
-# tests/sorted_set/test_ranges.cpp) into two runs of about the same length, side by side (three
-# files, then the reduced model; the rest). [far] test cases (sets of more than 8,192 blocks)
-# run in the other legs only.
-valgrind_heavy_files=(test_alloc_failure test_random_draws test_dump_restore)
+# optimised code, leaks), on the gcc leg's Release build (reused when present, built otherwise;
+# only zset_tests). The model runs reduced: ZSET_MODEL_SCALE=0 skips its string-member passes
+# (the integer and user-type passes remain). Valgrind runs a program on one core, so the tests
+# are split by file (Catch2's -#: [#test_ranges] is every test case of
+# tests/sorted_set/test_ranges.cpp) into shards, run ZSET_JOBS at a time in the order listed
+# (the longest first): a list of files, "[model]" (the reduced model) or "*" (every other file).
+# [far] test cases (sets of more than 8,192 blocks) run in the other legs only. Each shard's log
+# follows, with its time.
+valgrind_shards=(
+    "*"
+    "test_hash_index test_rank_tree"
+    "[model]"
+    "test_random_draws test_dump_restore"
+    "test_alloc_failure"
+    "test_keyspace test_server_behaviour test_server_commands test_sets test_protocol test_bad_input test_portability"
+)
 
 leg_valgrind() {
     local dir="$b"/ci-gcc
@@ -129,22 +143,49 @@ leg_valgrind() {
     cmake --build "$dir" -j "$ZSET_JOBS" --target zset_tests || return 1
     local -a vg=(valgrind -q --error-exitcode=99 --leak-check=full
         --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect)
-    local tests="$dir/tests/zset_tests" f heavy="" others="~[soak]~[model]~[far]"
-    for f in "${valgrind_heavy_files[@]}"; do
-        heavy+="${heavy:+,}[#$f]~[soak]"
-        others+="~[#$f]"
+    local tests="$dir/tests/zset_tests" shard f spec rest="~[soak]~[model]~[far]" rc=0 i
+    local -a order=() pids=()
+    for shard in "${valgrind_shards[@]}"; do
+        case "$shard" in
+        "[model]" | "*") order+=("$shard") ;;
+        *)
+            spec=""
+            for f in $shard; do
+                spec+="${spec:+,}[#$f]~[soak]~[far]"
+                rest+="~[#$f]"
+            done
+            order+=("$spec")
+            ;;
+        esac
     done
-    local log_a="$dir/valgrind-a.log" log_b="$dir/valgrind-b.log" rc=0
-    echo "valgrind: run A: the unit tests of ${valgrind_heavy_files[*]}, then the reduced model"
-    echo "valgrind: run B: every other unit test except [soak]; side by side, logs follow"
-    {
-        "${vg[@]}" "$tests" -# "$heavy" &&
-            ZSET_MODEL_SCALE=0 "${vg[@]}" "$tests" "[model]~model: operation count"
-    } >"$log_a" 2>&1 &
-    local run_a=$!
-    "${vg[@]}" "$tests" -# "$others" >"$log_b" 2>&1 || rc=1
-    wait "$run_a" || rc=1
-    cat "$log_a" "$log_b"
+    for i in "${!order[@]}"; do
+        [[ "${order[$i]}" == "*" ]] && order[$i]="$rest"
+    done
+    # run_shard <index> <spec>: one valgrind run into its log, then its status and seconds
+    run_shard() {
+        local log="$dir/valgrind-$1.log" start=$SECONDS status=0
+        if [[ "$2" == "[model]" ]]; then
+            ZSET_MODEL_SCALE=0 "${vg[@]}" "$tests" "[model]~model: operation count" >"$log" 2>&1 ||
+                status=$?
+        else
+            "${vg[@]}" "$tests" -# "$2" >"$log" 2>&1 || status=$?
+        fi
+        echo "$status $((SECONDS - start))" >"$log.result"
+    }
+    for i in "${!order[@]}"; do
+        while (($(jobs -rp | wc -l) >= ZSET_JOBS)); do wait -n; done
+        rm -f "$dir/valgrind-$i.log.result"
+        run_shard "$i" "${order[$i]}" &
+        pids+=($!)
+    done
+    wait "${pids[@]}"
+    local status seconds
+    for i in "${!order[@]}"; do
+        read -r status seconds <"$dir/valgrind-$i.log.result" 2>/dev/null || status=1
+        echo "---------------- valgrind shard $i: ${order[$i]}: status ${status} (${seconds:-?}s) ----------------"
+        cat "$dir/valgrind-$i.log"
+        [[ "$status" == 0 ]] || rc=1
+    done
     return $rc
 }
 
@@ -167,42 +208,50 @@ leg_tsan() {
 }
 
 # ---- port leg -------------------------------------------------------------------------------
-# The unit and model tests (golden DUMP payloads included) and the examples with expected output,
+# The unit tests (golden DUMP payloads included) and the examples with expected output,
 # cross-compiled with g++ 12 (-Og, static; tests/port/) and run on other platforms, one step per
 # target (build/port-<target>); a failing step names its target:
-#   win64    Windows x64, LLP64 (MinGW-w64, under wine64)
-#   i686     32-bit x86 Linux (run directly, or under qemu-i386 if the kernel refuses them)
-#   ppc64    big-endian 64-bit POWER Linux (under qemu-ppc64)
-#   aarch64  ARM64 Linux, the scalar code paths (under qemu-aarch64)
-# Known problems per target are listed, with reasons, in tests/port/known_issues.cmake. A warning
-# located in include/zset fails the step. See docs/portability.md.
+#   ppc64    big-endian 64-bit POWER Linux (under qemu-ppc64): every unit test, the model
+#   i686     32-bit x86 Linux (run directly, or under qemu-i386 if the kernel refuses them):
+#            every unit test, the model
+#   win64    Windows x64, LLP64 (MinGW-w64, under wine64): the tests of the code that reads the
+#            C runtime or `long` (port_tests_win64)
+#   aarch64  ARM64 Linux, the scalar code paths (under qemu-aarch64): the container's primitives
+#            and the golden payloads (port_tests_aarch64)
+# Every target builds and runs the examples, and fails on a warning located in include/zset.
+# Known problems per target are listed, with reasons, in tests/port/known_issues.cmake. See
+# docs/portability.md, which says why each target runs what it runs.
 #
-# A target's tests run in the background while the next target builds: its two long tests (unit
-# and model, side by side) end at different times and its examples are short, so when each
-# target built and then tested in turn the leg kept 1.77 of the 2 cores busy; overlapped, 1.88
-# and 4% less wall time (docs/reliability.md). A target's test report is printed when the last
-# build is done, in target order.
-# Targets build in this order: the emulated ones first, so their long test runs overlap the
-# later builds, and i686 (the shortest tests) last, whose tests alone end the leg.
+# A target's tests run in the background while the next target builds (their reports are printed
+# when the last build is done, in target order). Targets build in this order: ppc64 first, whose
+# emulated run is the longest and overlaps the later builds; i686 last, whose native run is short.
 port_targets_all="ppc64 aarch64 win64 i686"
 
+# The unit-test files (paths under tests/, folders ending in /) of the targets that build a part
+# of them (-DZSET_PORT_TESTS; the others build every file). win64's differences from x86-64
+# Linux, where the other legs run everything, are `long` (32 bits) and the C runtime, which only
+# the Redis layer and the DUMP codec use (number text, strtod); its container code is the x86-64
+# SSE2 code. aarch64's traits (scalar paths, unsigned char) are ppc64's too, where every test
+# runs; it keeps the tests of the primitives those traits select code in, and the golden payloads.
+port_tests_win64="redis/ reliability/test_bad_input.cpp reliability/test_portability.cpp dump/"
+port_tests_aarch64="detail/container/ dump/test_golden_dump.cpp"
+
 # port_build <target>: configures and builds build/port-<target>; fails on a warning located in
-# include/zset. Under qemu's whole-CPU emulation (ppc64, aarch64: 10-20 times slower than
-# native) the model test runs its integer and user-type passes (ZSET_MODEL_SCALE=0), the bulk of
-# its run time being the string-member passes, which run natively and on i686 and win64; every
-# unit test still runs on all four.
+# include/zset. Under qemu's whole-CPU emulation (ppc64: 10-20 times slower than native) the model
+# test runs its integer and user-type passes (ZSET_MODEL_SCALE=0), the bulk of its run time being
+# the string-member passes, which run natively and on i686.
 port_build() {
     local target="$1" dir="$b/port-$1"
     local toolchain="$root/tests/port/toolchains/$target.cmake"
     local -a target_options=()
+    local tests_var="port_tests_$target"
     if [[ ! -f "$toolchain" ]]; then
         echo "port: unknown target '$target' (known: $port_targets_all)" >&2
         return 1
     fi
     case "$target" in ppc64 | aarch64) target_options=(-DZSET_PORT_MODEL_SCALE=0) ;; esac
-    # aarch64's traits (the scalar paths, unsigned char) are i686's and ppc64's too; the Redis
-    # layer's tests, which have no SIMD path, run on the other three (tests/port/CMakeLists.txt)
-    if [[ "$target" == aarch64 ]]; then target_options+=(-DZSET_PORT_REDIS_LAYER=OFF); fi
+    local tests="${!tests_var:-}"
+    target_options+=("-DZSET_PORT_TESTS=${tests// /;}")
     cmake -S tests/port -B "$dir" "${generator[@]}" -DCMAKE_TOOLCHAIN_FILE="$toolchain" \
         "${target_options[@]}" || return 1
     cmake --build "$dir" -j "$ZSET_JOBS" 2>&1 | tee "$dir/build.log" || return 1
