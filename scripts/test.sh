@@ -66,7 +66,7 @@ configure_build_test() {
 # depend on another case or make no assertion.
 leg_gcc() {
     local ctest_jobs=$((ZSET_JOBS + 1))
-    local -a leg_ctest=(-E "^module[.](persistence|replication|bad_input|dropin|acl|info|differential)$")
+    local -a leg_ctest=(-E "^module[.](persistence|replication|bad_input|dropin|dropin_keys|acl|info|differential)$")
     configure_build_test "$b"/ci-gcc --preset ci-gcc &&
         python3 tools/run_cases_alone.py "$b"/ci-gcc/tests/zset_tests --sample 100 -j "$ZSET_JOBS"
 }
