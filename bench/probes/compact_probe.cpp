@@ -73,6 +73,7 @@
 #endif
 
 #include "../bench_support.hpp"  // the bench's data: score_of, member_name, rng (inline parts)
+#include "counting_allocator.hpp"
 #include <zset/sorted_set.hpp>
 
 namespace {
@@ -767,33 +768,8 @@ size_t lp_bytes(const std::vector<std::pair<std::string, double>>& elems) {
 
 // ---- today's set over a counting allocator ----------------------------------------------------
 
-std::map<void*, size_t> g_live;
-
-template <class T>
-struct counting_allocator {
-    using value_type = T;
-    using is_always_equal = std::true_type;
-    counting_allocator() noexcept = default;
-    template <class U>
-    counting_allocator(const counting_allocator<U>&) noexcept {}  // NOLINT
-    T* allocate(size_t n) {
-        void* p = ::operator new(n * sizeof(T));
-        g_live[p] = n * sizeof(T);
-        return static_cast<T*>(p);
-    }
-    void deallocate(T* p, size_t) noexcept {
-        g_live.erase(p);
-        ::operator delete(p);
-    }
-    template <class U>
-    friend bool operator==(const counting_allocator&, const counting_allocator<U>&) noexcept {
-        return true;
-    }
-    template <class U>
-    friend bool operator!=(const counting_allocator&, const counting_allocator<U>&) noexcept {
-        return false;
-    }
-};
+using probe::counting_allocator;
+using probe::g_live;
 using counted_today =
     zset::sorted_set<std::string, double, zset::hash<std::string>, std::equal_to<>, std::less<>,
                      counting_allocator<std::string>>;

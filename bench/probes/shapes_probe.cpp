@@ -22,39 +22,14 @@
 #include <utility>
 #include <vector>
 
+#include "counting_allocator.hpp"
 #include <zset/sorted_set.hpp>
 
 namespace {
 
-std::map<void*, std::size_t> g_live;     // pointer -> bytes asked
-std::vector<std::size_t> g_allocations;  // every allocation's size, in order
-
-template <class T>
-struct counting_allocator {
-    using value_type = T;
-    using is_always_equal = std::true_type;
-    counting_allocator() noexcept = default;
-    template <class U>
-    counting_allocator(const counting_allocator<U>&) noexcept {}  // NOLINT
-    T* allocate(std::size_t n) {
-        void* p = ::operator new(n * sizeof(T));
-        g_live[p] = n * sizeof(T);
-        g_allocations.push_back(n * sizeof(T));
-        return static_cast<T*>(p);
-    }
-    void deallocate(T* p, std::size_t) noexcept {
-        g_live.erase(p);
-        ::operator delete(p);
-    }
-    template <class U>
-    friend bool operator==(const counting_allocator&, const counting_allocator<U>&) noexcept {
-        return true;
-    }
-    template <class U>
-    friend bool operator!=(const counting_allocator&, const counting_allocator<U>&) noexcept {
-        return false;
-    }
-};
+using probe::counting_allocator;
+using probe::g_allocations;
+using probe::g_live;
 
 using value = zset::sorted_set<std::string, double, zset::hash<std::string>, std::equal_to<>,
                                std::less<>, counting_allocator<std::string>>;
