@@ -131,11 +131,9 @@ public:
         r.wrongtype = r.value == nullptr;
         return r;
     }
-    /// A new module key; in drop-in mode a ZADD / ZINCRBY whose result Redis keeps as a
-    /// listpack is handed to Redis's command instead (native_key), with zset.dropin-small-keys
-    /// `native`.
+    /// A new module key. (In drop-in mode a ZADD / ZINCRBY whose new key Redis keeps as a
+    /// listpack never gets here: runs_natively() hands it to Redis first.)
     value& create_zset(std::string_view key) {
-        if (small_keys_native() && new_key_stays_listpack()) throw native_key{};
         value* v = new_value(zset_options());
         rmapi::ModuleTypeSetValue(open(key), state().type, v);
         rmapi::SignalKeyAsReady(ctx_, key_string(key));

@@ -133,7 +133,7 @@ inline bool native_answers(rmapi::CommandFilterCtx* f, const module_spec& row, i
 /// module key, and no ZADD that makes Redis convert it. Then Redis serves its own sorted sets at
 /// its own speed; elsewhere the module hands them over (module_command::forward). A client
 /// queuing a transaction is renamed always: its keys may change before EXEC.
-inline bool stays_native(rmapi::CommandFilterCtx* f, const module_spec& row, int argc) {
+inline bool filter_leaves_native(rmapi::CommandFilterCtx* f, const module_spec& row, int argc) {
     if (rmapi::CommandFilterGetClientId == nullptr || !dropin_keys::single_key_command(row.name) ||
         state().dropin_small_keys != small_keys::native)
         return false;
@@ -166,7 +166,7 @@ inline void dropin_filter(rmapi::CommandFilterCtx* f) {
     const module_spec* row = dropin_row(std::string_view(p, len), f);
     const int argc = rmapi::CommandFilterArgsCount(f);
     if (row == nullptr || !arity_fits(row->arity, argc)) return;
-    if (stays_native(f, *row, argc)) return;
+    if (filter_leaves_native(f, *row, argc)) return;
     rmapi::String* name = module_names()[static_cast<std::size_t>(row - zset_rows.data())];
     if (!rename_permitted(f, argc, name)) return;
     rmapi::RetainString(nullptr, name);
