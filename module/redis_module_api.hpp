@@ -592,6 +592,9 @@ inline void (*LogIOError)(IO* io, const char* level, const char* fmt, ...)
 // 6. Newer than 7.0: looked up at load, optional (null where the server lacks
 //    them); each names the fallback the module takes without it.
 // ---------------------------------------------------------------------------
+// 7.0.1: the bytes an allocation may use, its allocator's size class. Without it a block
+// uses only the bytes it asked for (module/value.hpp, redis_allocator::allocate_at_least).
+inline size_t (*MallocUsableSize)(void* ptr) = nullptr;
 // 7.2: puts a module command in ACL categories ("write sortedset fast"); called in
 // OnLoad. Without it ZSET.* commands are in no category, and an operator grants them by
 // name (docs/module.md, "ACL users").
@@ -733,6 +736,7 @@ inline int Init(Ctx* ctx, const char* module_name, int module_version, int apive
     RMAPI_NEED(LogIOError);
 #undef RMAPI_NEED
     // Optional: a miss leaves the pointer null.
+    detail::fetch(getapi, "RedisModule_MallocUsableSize", MallocUsableSize);
     detail::fetch(getapi, "RedisModule_SetCommandACLCategories", SetCommandACLCategories);
     detail::fetch(getapi, "RedisModule_AddACLCategory", AddACLCategory);
     detail::fetch(getapi, "RedisModule_CommandFilterGetClientId", CommandFilterGetClientId);

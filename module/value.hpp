@@ -37,6 +37,22 @@ struct redis_allocator {
         module_stats::add(stats().bytes, static_cast<long long>(n * sizeof(T)));
         return static_cast<T*>(rmapi::Alloc(n * sizeof(T)));
     }
+    /// What allocate_at_least() gives: the memory and the objects it holds.
+    struct allocation {
+        T* ptr;
+        std::size_t count;
+    };
+    /// Memory for at least n objects, and how many the allocation's size class holds (a
+    /// sorted set's blocks use them all; zset/detail/container/allocate_at_least.hpp).
+    allocation allocate_at_least(std::size_t n) {
+        if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
+        void* p = rmapi::Alloc(n * sizeof(T));
+        const std::size_t usable =
+            rmapi::MallocUsableSize != nullptr ? rmapi::MallocUsableSize(p) : n * sizeof(T);
+        const std::size_t count = usable / sizeof(T) < n ? n : usable / sizeof(T);
+        module_stats::add(stats().bytes, static_cast<long long>(count * sizeof(T)));
+        return {static_cast<T*>(p), count};
+    }
     void deallocate(T* p, std::size_t n) noexcept {
         module_stats::add(stats().bytes, -static_cast<long long>(n * sizeof(T)));
         rmapi::Free(p);

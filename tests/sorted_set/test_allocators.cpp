@@ -239,3 +239,148 @@ TEST_CASE("adds up to a reservation grow neither the listpack block nor the inde
         REQUIRE(s.validate());
     }
 }
+
+namespace {
+
+/// Rounds every request up to a size class as jemalloc does (16-byte steps to 128 bytes, then
+/// four classes a doubling), and says so through allocate_at_least when `Says` is true.
+struct class_arena {
+    struct held {
+        const void* ptr;
+        std::size_t class_bytes;    // what the allocation holds
+        std::size_t counted_bytes;  // what its owner was told: asked, or given by at_least
+    };
+    std::size_t class_bytes = 0;       // held by live allocations
+    std::size_t counted_bytes = 0;     // their owners' count
+    std::size_t allocations = 0;       // calls that allocated
+    std::size_t mismatched_frees = 0;  // deallocate calls with another count than the owner's
+    std::vector<held> live;
+};
+
+std::size_t size_class(std::size_t bytes) {
+    if (bytes <= 16) return 16;
+    if (bytes <= 128) return (bytes + 15) / 16 * 16;
+    std::size_t low = 128;
+    while (low * 2 < bytes) low *= 2;
+    const std::size_t step = low / 4;
+    return (bytes + step - 1) / step * step;
+}
+
+template <class T, bool Says>
+struct class_allocator {
+    using value_type = T;
+    using is_always_equal = std::false_type;
+    template <class U>
+    struct rebind {
+        using other = class_allocator<U, Says>;
+    };
+    struct allocation {
+        T* ptr;
+        std::size_t count;
+    };
+
+    class_arena* arena;
+    explicit class_allocator(class_arena* a) noexcept : arena(a) {}
+    template <class U>
+    class_allocator(const class_allocator<U, Says>& o) noexcept : arena(o.arena) {}
+
+    T* allocate(std::size_t n) { return take(n * sizeof(T), n * sizeof(T)); }
+    template <bool S = Says, std::enable_if_t<S, int> = 0>
+    allocation allocate_at_least(std::size_t n) {
+        const std::size_t count = size_class(n * sizeof(T)) / sizeof(T);
+        return {take(n * sizeof(T), count * sizeof(T)), count};
+    }
+    void deallocate(T* p, std::size_t n) noexcept {
+        const auto it = std::find_if(arena->live.begin(), arena->live.end(),
+                                     [p](const class_arena::held& h) { return h.ptr == p; });
+        if (it == arena->live.end() || it->counted_bytes != n * sizeof(T))
+            ++arena->mismatched_frees;
+        if (it != arena->live.end()) {
+            arena->class_bytes -= it->class_bytes;
+            arena->counted_bytes -= it->counted_bytes;
+            arena->live.erase(it);
+        }
+        ::operator delete(p);
+    }
+    template <class U>
+    bool operator==(const class_allocator<U, Says>& o) const noexcept {
+        return arena == o.arena;
+    }
+    template <class U>
+    bool operator!=(const class_allocator<U, Says>& o) const noexcept {
+        return arena != o.arena;
+    }
+
+private:
+    T* take(std::size_t asked, std::size_t counted) {
+        const std::size_t bytes = size_class(asked);
+        T* p = static_cast<T*>(::operator new(bytes));
+        arena->class_bytes += bytes;
+        arena->counted_bytes += counted;
+        ++arena->allocations;
+        arena->live.push_back({p, bytes, counted});
+        return p;
+    }
+};
+
+template <bool Says>
+using class_set = zset::sorted_set<std::string, double, zset::hash<std::string>, std::equal_to<>,
+                                   std::less<>, class_allocator<std::string, Says>>;
+
+/// Builds a set of n members "user:<8 digits>" with random scores, erases every third, and
+/// returns its contents.
+template <bool Says>
+std::vector<std::pair<std::string, double>> build_in_classes(class_set<Says>& s, int n) {
+    std::uint64_t x = 7;
+    for (int i = 0; i < n; ++i) {
+        x = x * 6364136223846793005u + 1442695040888963407u;
+        const std::string m = "user:" + std::to_string(10000000 + (x >> 40) % 90000000);
+        s.add(m, static_cast<double>(x >> 11) / 1e6);
+    }
+    std::vector<std::string> members;
+    for (const auto& e : s) members.emplace_back(e.member);
+    for (std::size_t i = 0; i < members.size(); i += 3) s.erase(members[i]);
+    std::vector<std::pair<std::string, double>> out;
+    for (const auto& e : s) out.emplace_back(e.member, e.score);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("an allocator that gives more than asked: the set uses the bytes it is given",
+          "[allocators]") {
+    // Redis's allocator (jemalloc) rounds a request up to its size class; the module's
+    // allocator reports the class through allocate_at_least, and blocks grow into it.
+    for (const int n : {10, 100, 129, 1000, 20000}) {
+        CAPTURE(n);
+        class_arena exact_arena;
+        class_arena given_arena;
+        {
+            class_set<false> exact(zset::options{},
+                                   class_allocator<std::string, false>(&exact_arena));
+            class_set<true> given(zset::options{},
+                                  class_allocator<std::string, true>(&given_arena));
+            const auto exact_contents = build_in_classes(exact, n);
+            const auto given_contents = build_in_classes(given, n);
+            REQUIRE(given_contents == exact_contents);
+            REQUIRE(given.validate());
+            REQUIRE(given.encoding() == exact.encoding());
+            // every byte given is counted, and the classes hold no more than the exact set's
+            CHECK(given_arena.counted_bytes + sizeof(given) == given.memory_usage());
+            CHECK(given_arena.class_bytes <= exact_arena.class_bytes);
+            // the room a class gives is used before a block is copied again
+            CHECK(given_arena.allocations <= exact_arena.allocations);
+            if (n >= 1000) CHECK(given_arena.allocations < exact_arena.allocations);
+            given.shrink_to_fit();
+            REQUIRE(given.validate());
+            REQUIRE(std::equal(given.begin(), given.end(), exact.begin(), exact.end(),
+                               [](const auto& a, const auto& b) {
+                                   return a.member == b.member && a.score == b.score;
+                               }));
+        }
+        // each block goes back with the count it was given
+        CHECK(given_arena.mismatched_frees == 0);
+        CHECK(exact_arena.mismatched_frees == 0);
+        CHECK(given_arena.class_bytes == 0);
+    }
+}

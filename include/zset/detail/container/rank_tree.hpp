@@ -463,7 +463,7 @@ private:
     }
 
     ZSET_NOINLINE void grow_nodes(const Allocator& a, size_type need) {
-        const size_type cap = s_->capacity + std::max(need, s_->capacity / 2);
+        const size_type cap = s_->capacity + std::max(need, s_->capacity / 8);
         node_allocator na(a);
         tree_node* fresh = node_traits::allocate(na, cap);
         for (size_type i = 0; i < s_->capacity; ++i)

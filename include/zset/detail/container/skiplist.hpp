@@ -550,7 +550,11 @@ private:
     /// Strong guarantee.
     ZSET_NOINLINE void reserve_node() {
         if (nodes_ != nullptr && free_ != head_id) return;
-        const size_type cap = capacity_ < 4 ? 4 : size_type{capacity_} + capacity_ / 2;
+        // an eighth more at a time, as the hash index grows: the pool is copied more often
+        // (40 bytes a node, a node per ~88 elements), and holds fewer spare nodes than when it
+        // grew by half
+        const size_type cap =
+            capacity_ < 4 ? 4 : size_type{capacity_} + std::max<size_type>(capacity_ / 8, 4);
         if (cap > size_type{parked_node}) raise_length_error("zset: too many blocks");
         node_allocator na(allocator());
         block_allocator ba(allocator());
