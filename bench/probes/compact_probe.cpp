@@ -81,15 +81,7 @@ namespace {
 using u8 = std::uint8_t;
 using std::size_t;
 
-/// jemalloc 5's size class for n bytes (16-byte quantum, four classes a doubling from 128 up).
-size_t jemalloc_class(size_t n) {
-    if (n <= 8) return 8;
-    if (n <= 128) return (n + 15) / 16 * 16;
-    size_t pow = 128;
-    while (pow * 2 < n) pow *= 2;
-    const size_t step = pow / 4;
-    return (n + step - 1) / step * step;
-}
+using probe::jemalloc_class;
 
 // ---- score packing ----------------------------------------------------------------------------
 

@@ -1,6 +1,7 @@
 // bench/probes: an allocator that records what a container asks for, for the probes' byte
 // counts: every live allocation with its size (g_live), and every allocation's size in order
-// (g_allocations). Single-threaded, as the probes are.
+// (g_allocations); and the jemalloc size class those bytes take in redis-server.
+// Single-threaded, as the probes are.
 // SPDX-License-Identifier: MIT
 #ifndef ZSET_BENCH_PROBES_COUNTING_ALLOCATOR_HPP
 #define ZSET_BENCH_PROBES_COUNTING_ALLOCATOR_HPP
@@ -12,6 +13,16 @@
 #include <vector>
 
 namespace probe {
+
+/// jemalloc 5's size class for n bytes (16-byte quantum, four classes a doubling from 128 up).
+inline std::size_t jemalloc_class(std::size_t n) {
+    if (n <= 8) return 8;
+    if (n <= 128) return (n + 15) / 16 * 16;
+    std::size_t pow = 128;
+    while (pow * 2 < n) pow *= 2;
+    const std::size_t step = pow / 4;
+    return (n + step - 1) / step * step;
+}
 
 inline std::map<void*, std::size_t> g_live;     // pointer -> bytes asked
 inline std::vector<std::size_t> g_allocations;  // every allocation's size, in order

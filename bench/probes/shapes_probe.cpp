@@ -30,19 +30,10 @@ namespace {
 using probe::counting_allocator;
 using probe::g_allocations;
 using probe::g_live;
+using probe::jemalloc_class;
 
 using value = zset::sorted_set<std::string, double, zset::hash<std::string>, std::equal_to<>,
                                std::less<>, counting_allocator<std::string>>;
-
-/// jemalloc 5's size class for n bytes (16-byte quantum, four classes a doubling from 128 up).
-std::size_t jemalloc_class(std::size_t n) {
-    if (n <= 8) return 8;
-    if (n <= 128) return (n + 15) / 16 * 16;
-    std::size_t pow = 128;
-    while (pow * 2 < n) pow *= 2;
-    const std::size_t step = pow / 4;
-    return (n + step - 1) / step * step;
-}
 
 struct header_fields {
     std::uint32_t node, units;
