@@ -550,9 +550,8 @@ private:
     /// Strong guarantee.
     ZSET_NOINLINE void reserve_node() {
         if (nodes_ != nullptr && free_ != head_id) return;
-        // an eighth more at a time, as the hash index grows: the pool is copied more often
-        // (40 bytes a node, a node per ~88 elements), and holds fewer spare nodes than when it
-        // grew by half
+        // an eighth more at a time, as the hash index grows: the pool (40 bytes a node, a node
+        // per ~88 elements) is copied often and cheaply, and at most an eighth of it is spare
         const size_type cap =
             capacity_ < 4 ? 4 : size_type{capacity_} + std::max<size_type>(capacity_ / 8, 4);
         if (cap > size_type{parked_node}) raise_length_error("zset: too many blocks");
